@@ -1,0 +1,193 @@
+"""Greedy generation, one token at a time, written out so every step can be watched.
+
+`TokenStream` runs the decode loop: pre-fill the prompt (only the tokens not already in the
+KV cache), then pick the most likely token, append it, repeat. Each step yields a `Token` with the
+token, the text it added, its probability and, on request, the top-k candidates. The loop stops at
+the end of the turn, at a stop string (such as `</tool_call>`) or at `max_new_tokens`; the finished
+run is a `Generation`.
+
+What this module does not do: sampling (greedy only, so every run repeats), batching (see
+`kitchen.batch`), loading models (see `kitchen.models`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import torch
+
+
+@dataclass
+class Candidate:
+    """One of the top-k tokens the model considered at a step."""
+
+    token_id: int
+    text: str
+    prob: float
+
+
+@dataclass
+class Token:
+    """One generated token."""
+
+    token_id: int
+    text: str  # the text this token added to the reply (may be "" while a character is incomplete)
+    prob: float  # the probability the model gave to this token
+    top: list[Candidate] = field(default_factory=list)
+
+
+@dataclass
+class Generation:
+    """A finished reply, with what it cost."""
+
+    prompt: str
+    prompt_ids: list[int]
+    token_ids: list[int]
+    text: str  # the reply; the end-of-turn token is not part of it
+    tokens: list[Token]
+    stop_reason: str  # "end_of_turn", "stop_string" or "max_new_tokens"
+    stop_string: str | None = None
+    prefilled_tokens: int = 0  # prompt tokens actually computed (the rest came from the KV cache)
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+
+    @property
+    def new_tokens(self) -> int:
+        return len(self.token_ids)
+
+    @property
+    def reused_tokens(self) -> int:
+        return len(self.prompt_ids) - self.prefilled_tokens
+
+    @property
+    def seconds(self) -> float:
+        return self.prefill_seconds + self.decode_seconds
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Decode speed: tokens after the first, over the time they took."""
+        n = len(self.token_ids) - 1
+        return n / self.decode_seconds if n > 0 and self.decode_seconds > 0 else float("nan")
+
+
+@dataclass
+class KVState:
+    """The token ids whose keys and values are in `cache`, kept between calls for reuse."""
+
+    ids: list[int] = field(default_factory=list)
+    cache: Any = None
+
+    def clear(self) -> None:
+        self.ids, self.cache = [], None
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the shared start of two id lists. `common_prefix([1, 2, 3], [1, 2, 4]) -> 2`."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class TokenStream:
+    """Iterate to receive `Token`s as they are generated; `result` holds the `Generation` after.
+
+    >>> stream = model.stream(messages)          # doctest: +SKIP
+    >>> for step in stream: print(step.text, end="")
+    >>> stream.result.stop_reason
+    'end_of_turn'
+    """
+
+    def __init__(self, hf_model, tok, prompt: str, prompt_ids: list[int], *, max_new_tokens: int,
+                 stop: Sequence[str], end_ids: set[int], top_k: int, kv: KVState | None):
+        self.hf_model, self.tok = hf_model, tok
+        self.prompt, self.prompt_ids = prompt, prompt_ids
+        self.max_new_tokens, self.stop, self.end_ids = max_new_tokens, tuple(stop), end_ids
+        self.top_k, self.kv = top_k, kv
+        self.result: Generation | None = None
+
+    def run(self) -> Generation:
+        """Consume the stream and return the finished `Generation`."""
+        for _ in self:
+            pass
+        assert self.result is not None
+        return self.result
+
+    def __iter__(self) -> Iterator[Token]:
+        if self.result is not None:
+            yield from self.result.tokens
+            return
+        with torch.inference_mode():
+            yield from self._decode()
+
+    def _prefill(self):
+        """Run the prompt through the model; reuse the cached part when the KV state allows."""
+        kv, ids = self.kv, self.prompt_ids
+        start, cache = 0, None
+        if kv is not None and kv.cache is not None:
+            start = min(common_prefix(kv.ids, ids), len(ids) - 1)  # at least one token to compute
+            if start > 0:
+                cache = kv.cache
+                if len(kv.ids) > start:
+                    cache.crop(start - len(kv.ids))  # a negative count: drop that many from the end
+            else:
+                start = 0
+            kv.clear()  # the cache is changed in place from here on; it is handed back at the end
+        out = self.hf_model(input_ids=torch.tensor([ids[start:]]), cache=cache, use_cache=True,
+                            logits_to_keep=1)
+        return out.logits[0, -1], out.cache, start
+
+    def _decode(self) -> Iterator[Token]:
+        tok = self.tok
+        t0 = time.perf_counter()
+        logits, cache, reused = self._prefill()
+        cached_ids = list(self.prompt_ids)
+        prefill_seconds = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        ids: list[int] = []
+        tokens: list[Token] = []
+        text = ""
+        stop_reason, stop_string = "max_new_tokens", None
+        try:
+            for _ in range(self.max_new_tokens):
+                probs = torch.softmax(logits.float(), dim=-1)
+                token_id = int(torch.argmax(probs))
+                top = []
+                if self.top_k:
+                    values, indices = torch.topk(probs, self.top_k)
+                    top = [Candidate(int(i), tok.decode([int(i)]), float(v))
+                           for v, i in zip(values, indices)]
+                ids.append(token_id)
+                if token_id in self.end_ids:
+                    stop_reason = "end_of_turn"
+                    tokens.append(Token(token_id, "", float(probs[token_id]), top))
+                    yield tokens[-1]
+                    break
+                full = tok.decode(ids)
+                piece = ""
+                if not full.endswith("\ufffd"):  # else a character is split across tokens: wait
+                    piece, text = full[len(text):], full
+                tokens.append(Token(token_id, piece, float(probs[token_id]), top))
+                yield tokens[-1]
+                hit = next((s for s in self.stop if s in text[-(len(piece) + len(s)):]), None)
+                if hit is not None:
+                    stop_reason, stop_string = "stop_string", hit
+                    break
+                if len(ids) == self.max_new_tokens:
+                    break
+                out = self.hf_model(input_ids=torch.tensor([[token_id]]), cache=cache, use_cache=True)
+                cached_ids.append(token_id)
+                cache, logits = out.cache, out.logits[0, -1]
+        finally:
+            if self.kv is not None:
+                self.kv.ids, self.kv.cache = cached_ids, cache
+        self.result = Generation(
+            prompt=self.prompt, prompt_ids=list(self.prompt_ids), token_ids=ids,
+            text=tok.decode([i for i in ids if i not in self.end_ids]),
+            tokens=tokens, stop_reason=stop_reason, stop_string=stop_string,
+            prefilled_tokens=len(self.prompt_ids) - reused, prefill_seconds=prefill_seconds,
+            decode_seconds=time.perf_counter() - t1)

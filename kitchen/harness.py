@@ -1,0 +1,167 @@
+"""The harness: the loop that turns a model's text into tool calls and feeds the results back.
+
+One step of the loop:
+
+1. generate, stopping at the end of a call or the end of the turn;
+2. parse the text for calls (the protocol decides how);
+3. no call: the text is the answer, the run ends;
+4. otherwise run each call through the toolbox (checked, timed, never raising), append the
+   model's turn and one result message per call, and go back to 1;
+5. at the cap (`max_steps` model calls) the run ends with a message to the user.
+
+`Harness.events()` yields every moment of that as an `Event`, so a widget can show the run token by
+token or step through it; `run_harness()` just runs it and returns the `Trace`.
+
+What this module does not do: describe tools or detect calls itself (that is the `Protocol`'s job,
+see `kitchen.protocols`), or run tools (the `Toolbox`'s, see `kitchen.toolbox`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+from .generation import Generation
+from .parsing import ParseResult, ToolCall
+from .protocols import NATIVE, Protocol
+from .toolbox import LocalToolbox, Toolbox, ToolResult, error_result
+
+CAP_MESSAGE = ("I stopped after {n} model calls without reaching an answer (the harness caps the loop). "
+               "Here is what I found so far; try a simpler question or raise the cap.")
+
+
+@dataclass
+class Step:
+    """One model call and what the harness did with its text."""
+
+    index: int
+    generation: Generation
+    parsed: ParseResult
+    results: list[ToolResult] = field(default_factory=list)
+    appended: list[dict] = field(default_factory=list)  # messages added to the conversation after it
+    prompt_added: str = ""  # the part of the rendered prompt that is new since the previous step
+    tool_seconds: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return self.generation.text
+
+    @property
+    def prompt_tokens(self) -> int:
+        return len(self.generation.prompt_ids)
+
+
+@dataclass
+class Trace:
+    """A whole run: the conversation, each step, and how it ended."""
+
+    messages: list[dict]
+    steps: list[Step] = field(default_factory=list)
+    answer: str | None = None
+    stop_reason: str = "running"  # "answer" or "cap"
+
+    @property
+    def results(self) -> list[ToolResult]:
+        return [r for s in self.steps for r in s.results]
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.generation.seconds + s.tool_seconds for s in self.steps)
+
+
+@dataclass
+class Event:
+    """One moment of a run. `kind` is one of:
+
+    "prompt" (data: prompt, added), "token" (token), "generated" (generation), "parsed" (parsed),
+    "result" (call, result), "appended" (messages), "answer" (answer), "cap" (answer).
+    Every event carries the trace so far.
+    """
+
+    kind: str
+    step: int
+    trace: Trace
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Harness:
+    """A model, a toolbox and a protocol, looped with a cap."""
+
+    def __init__(self, model, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
+                 max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True):
+        self.model = model
+        self.toolbox = tools if isinstance(tools, Toolbox) else LocalToolbox(tools)
+        self.protocol, self.max_steps = protocol, max_steps
+        self.max_new_tokens, self.reuse_cache = max_new_tokens, reuse_cache
+
+    def run(self, messages: Sequence[dict], on_event: Callable[[Event], None] | None = None) -> Trace:
+        event = None
+        for event in self.events(messages):
+            if on_event:
+                on_event(event)
+        assert event is not None
+        return event.trace
+
+    def events(self, messages: Sequence[dict]) -> Iterator[Event]:
+        trace = Trace(messages=list(messages))
+        previous_prompt = ""
+        for index in range(1, self.max_steps + 1):
+            schemas = self.toolbox.schemas()
+            model_messages, template_tools = self.protocol.prepare(trace.messages, schemas)
+            prompt = self.model.render(model_messages, template_tools)
+            added = prompt[len(previous_prompt):] if prompt.startswith(previous_prompt) else prompt
+            previous_prompt = prompt
+            yield Event("prompt", index, trace, {"prompt": prompt, "added": added})
+
+            stream = self.model.stream(model_messages, template_tools, stop=self.protocol.stop,
+                                       max_new_tokens=self.max_new_tokens, reuse_cache=self.reuse_cache)
+            for token in stream:
+                yield Event("token", index, trace, {"token": token})
+            generation = stream.result
+            yield Event("generated", index, trace, {"generation": generation})
+
+            parsed = self.protocol.detect(generation.text, schemas)
+            step = Step(index, generation, parsed, prompt_added=added)
+            trace.steps.append(step)
+            yield Event("parsed", index, trace, {"parsed": parsed})
+
+            if not parsed.found:
+                trace.answer, trace.stop_reason = generation.text.strip(), "answer"
+                trace.messages.append({"role": "assistant", "content": generation.text})
+                yield Event("answer", index, trace, {"answer": trace.answer})
+                return
+            if index == self.max_steps:
+                break
+
+            t0 = time.perf_counter()
+            for call in parsed.calls:
+                result = self.toolbox.call(call.name, call.arguments)
+                step.results.append(result)
+                yield Event("result", index, trace, {"call": call, "result": result})
+            for error in parsed.errors:
+                result = error_result("?", {}, error.kind, error.message)
+                step.results.append(result)
+                yield Event("result", index, trace, {"call": None, "result": result})
+            step.tool_seconds = time.perf_counter() - t0
+
+            step.appended = self.protocol.turn_messages(generation.text, parsed, step.results)
+            trace.messages.extend(step.appended)
+            yield Event("appended", index, trace, {"messages": step.appended})
+
+        trace.answer = CAP_MESSAGE.format(n=self.max_steps)
+        trace.stop_reason = "cap"
+        yield Event("cap", self.max_steps, trace, {"answer": trace.answer})
+
+
+def run_harness(model, messages: Sequence[dict] | str, tools: Toolbox | Sequence[Callable], *,
+                on_event: Callable[[Event], None] | None = None, **options) -> Trace:
+    """Run the loop to its end and return the `Trace`. A str is taken as one user message.
+
+    >>> trace = run_harness(model, "What is 1234 * 5678?", [calculator])   # doctest: +SKIP
+    >>> trace.answer                                                        # doctest: +SKIP
+    '1234 * 5678 = 7006652'
+    """
+    if isinstance(messages, str):
+        messages = [{"role": "user", "content": messages}]
+    return Harness(model, tools, **options).run(messages, on_event)

@@ -1,0 +1,350 @@
+"""Which model runs, from where, and how it is loaded: the one loader of the series.
+
+Two tiers, 0.5B and 1.5B, each with three sources:
+
+- `hub`: the canonical Hugging Face model (Qwen/Qwen2.5-0.5B-Instruct, ...), the first choice
+  when it is cached or the hub can be reached;
+- `pack`: the offline pack from the package index, a Qwen2.5-*Coder* instruct GGUF file
+  (see `kitchen.packs`), de-quantized once and cached as an ordinary Hugging Face folder;
+- `replay`: recordings of real runs in `data/recordings/` (see `kitchen.replay`), no model at all.
+
+`load_model()` picks the source (an explicit argument, then the `KITCHEN_MODEL` environment
+variable, then: hub model in the local cache, hub reachable, pack installed, replay) and prints
+one line that names the exact model, its source and dtype.
+
+>>> parse_choice("1.5b:pack")
+('1.5b', 'pack')
+>>> parse_choice("replay")
+(None, 'replay')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from . import packs
+from .generation import Generation, KVState, TokenStream
+from .schemas import as_schema
+
+ENV_VAR = "KITCHEN_MODEL"
+SOURCES = ("hub", "pack", "replay")
+DEFAULT_TIER = "0.5b"
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str  # "0.5b"
+    label: str  # "0.5B"
+    hub_id: str
+    pack: packs.PackSpec
+
+
+TIERS: dict[str, Tier] = {
+    "0.5b": Tier("0.5b", "0.5B", "Qwen/Qwen2.5-0.5B-Instruct", packs.PACKS["0.5b"]),
+    "1.5b": Tier("1.5b", "1.5B", "Qwen/Qwen2.5-1.5B-Instruct", packs.PACKS["1.5b"]),
+}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What is running, in words a learner can check."""
+
+    tier: str
+    model_name: str  # the exact model: "Qwen2.5-Coder-0.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"
+    source: str  # "hub", "pack" or "replay"
+    origin: str  # where the weights came from, in detail
+    dtype: str  # "bfloat16", "float32"
+    engine: str = "transformers"
+
+    def announce(self) -> str:
+        label = TIERS[self.tier].label
+        if self.source == "replay":
+            return (f"Replaying {self.model_name} ({label} tier) · source: {self.origin} · "
+                    f"dtype when recorded: {self.dtype} · no model runs here")
+        return (f"Running {self.model_name} ({label} tier) · source: {self.origin} · "
+                f"dtype: {self.dtype} · engine: {self.engine}")
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self.__dict__)
+
+
+# ---------------------------------------------------------------------------------------------
+# Choosing a tier and a source
+
+
+def parse_choice(text: str | None) -> tuple[str | None, str | None]:
+    """Read a `KITCHEN_MODEL` value: "0.5b", "pack", "1.5b:replay" (tier, source or both)."""
+    tier = source = None
+    for word in (text or "").lower().replace("/", ":").split(":"):
+        word = word.strip()
+        if not word:
+            continue
+        if word in TIERS:
+            tier = word
+        elif word in SOURCES:
+            source = word
+        else:
+            raise ValueError(f"{ENV_VAR}={text!r}: {word!r} is neither a tier {sorted(TIERS)} "
+                             f"nor a source {list(SOURCES)}.")
+    return tier, source
+
+
+def hub_offline() -> bool:
+    return any(os.environ.get(v, "").lower() in ("1", "true", "yes")
+               for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def hub_is_cached(tier: str) -> bool:
+    """True when the hub model's weights are already in the local Hugging Face cache."""
+    from huggingface_hub import try_to_load_from_cache
+
+    hub_id = TIERS[tier].hub_id
+    return all(isinstance(try_to_load_from_cache(hub_id, f), str)
+               for f in ("config.json", "model.safetensors", "tokenizer.json"))
+
+
+def hub_is_reachable(timeout: float = 2.0) -> bool:
+    """Can huggingface.co be reached? Never waits more than `timeout` seconds, DNS included."""
+    if hub_offline():
+        return False
+    ok: list[bool] = []
+
+    def probe() -> None:
+        try:
+            socket.create_connection(("huggingface.co", 443), timeout=timeout).close()
+            ok.append(True)
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return bool(ok)
+
+
+def choose(tier: str | None = None, source: str | None = None) -> tuple[str, str, str]:
+    """Decide (tier, source, why). Arguments win over `KITCHEN_MODEL`; then the fallbacks."""
+    env_tier, env_source = parse_choice(os.environ.get(ENV_VAR))
+    tier = (tier or env_tier or DEFAULT_TIER).lower()
+    if tier not in TIERS:
+        raise ValueError(f"Unknown tier {tier!r}; choose one of {sorted(TIERS)}.")
+    if source:
+        if source not in SOURCES:
+            raise ValueError(f"Unknown source {source!r}; choose one of {list(SOURCES)}.")
+        return tier, source, "asked for"
+    if env_source:
+        return tier, env_source, f"chosen by {ENV_VAR}"
+    if not hub_offline() and hub_is_cached(tier):
+        return tier, "hub", "hub model found in the local cache"
+    if hub_is_reachable():
+        return tier, "hub", "hub reachable"
+    if packs.is_installed(TIERS[tier].pack):
+        return tier, "pack", "no hub; offline pack installed"
+    return tier, "replay", "no hub and no offline pack: replaying recordings"
+
+
+# ---------------------------------------------------------------------------------------------
+# dtype
+
+
+def cpu_supports_bf16() -> bool:
+    """True when this CPU has native bfloat16 instructions (then bfloat16 is about 2x faster)."""
+    if platform.system() == "Linux":
+        try:
+            flags = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return False
+        return "avx512_bf16" in flags or "amx_bf16" in flags
+    if platform.system() == "Darwin":
+        try:
+            out = subprocess.run(["sysctl", "-n", "hw.optional.arm.FEAT_BF16"], capture_output=True,
+                                 text=True, timeout=2)
+            return out.stdout.strip() == "1"
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return False
+
+
+def best_dtype() -> str:
+    return "bfloat16" if cpu_supports_bf16() else "float32"
+
+
+# ---------------------------------------------------------------------------------------------
+# The model interface shared by live and replayed models
+
+
+class ChatModel:
+    """A chat model behind one interface: render a prompt, stream or generate a reply.
+
+    Live models (`LiveModel`) and replayed ones (`kitchen.replay.ReplayModel`) both implement it.
+    """
+
+    info: ModelInfo
+    tok: Any
+
+    def describe(self) -> str:
+        return self.info.announce()
+
+    def render(self, messages: Sequence[dict], tools: Sequence[Callable | dict] | None = None, *,
+               prefix: str = "", add_generation_prompt: bool = True) -> str:
+        """The exact text the model reads: the chat template applied, plus `prefix` if given."""
+        schemas = [as_schema(t) for t in tools] if tools else None
+        text = self.tok.apply_chat_template(list(messages), tools=schemas, tokenize=False,
+                                            add_generation_prompt=add_generation_prompt)
+        return text + prefix
+
+    def encode(self, text: str) -> list[int]:
+        return self.tok(text, add_special_tokens=False)["input_ids"]
+
+    @property
+    def end_ids(self) -> set[int]:
+        return {self.tok.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>")}
+
+    def stream(self, messages: Sequence[dict], tools: Sequence[Callable | dict] | None = None, *,
+               prefix: str = "", max_new_tokens: int = 256, stop: Sequence[str] = (),
+               top_k: int = 0, reuse_cache: bool = True):
+        raise NotImplementedError
+
+    def generate(self, messages: Sequence[dict], tools: Sequence[Callable | dict] | None = None,
+                 **kwargs) -> Generation:
+        """Generate a whole reply (greedy). Same arguments as `stream`."""
+        return self.stream(messages, tools, **kwargs).run()
+
+    def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        """Log-probability of each token of `continuation` after `prompt` (raw text, no template)."""
+        raise NotImplementedError
+
+
+class LiveModel(ChatModel):
+    """A transformers model running here, with greedy decoding and KV-cache reuse."""
+
+    def __init__(self, hf_model, tok, info: ModelInfo):
+        self.hf_model, self.tok, self.info = hf_model, tok, info
+        self.kv = KVState()
+
+    def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
+               reuse_cache=True) -> TokenStream:
+        """Stream a greedy reply, one `Token` per token. See `kitchen.generation.TokenStream`.
+
+        `stop` strings end the reply (kept in its text); `top_k` > 0 records that many candidates
+        per step; `reuse_cache` pre-fills only the tokens not already in the KV cache.
+        """
+        prompt = self.render(messages, tools, prefix=prefix)
+        if not reuse_cache:
+            self.kv.clear()
+        return TokenStream(self.hf_model, self.tok, prompt, self.encode(prompt),
+                           max_new_tokens=max_new_tokens, stop=stop, end_ids=self.end_ids,
+                           top_k=top_k, kv=self.kv if reuse_cache else None)
+
+    def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        import torch
+
+        p_ids, c_ids = self.encode(prompt), self.encode(continuation)
+        with torch.inference_mode():
+            logits = self.hf_model(input_ids=torch.tensor([p_ids + c_ids])).logits[0].float()
+        logp = torch.log_softmax(logits[len(p_ids) - 1:-1], dim=-1)
+        return [(self.tok.decode([t]), float(logp[i, t])) for i, t in enumerate(c_ids)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+_LOADED: dict[tuple, ChatModel] = {}
+
+
+def load_model(tier: str | None = None, source: str | None = None, *, dtype: str | None = None,
+               announce: bool = True, progress: bool = True) -> ChatModel:
+    """Load (or reuse) the model for a tier and source, and print the one-line announcement.
+
+    >>> model = load_model()                       # doctest: +SKIP
+    Running Qwen2.5-Coder-0.5B-Instruct (0.5B tier) · source: offline pack ... · dtype: bfloat16
+    """
+    tier, source, why = choose(tier, source)
+    dtype = dtype or best_dtype()
+    key = (tier, source, dtype)
+    if key not in _LOADED:
+        if source == "replay":
+            from .replay import ReplayModel
+
+            model: ChatModel = ReplayModel(tier)
+        elif source == "pack":
+            model = _load_pack(TIERS[tier], dtype, progress)
+        else:
+            model = _load_hub(TIERS[tier], dtype)
+        from .replay import wrap_for_recording
+
+        _LOADED[key] = wrap_for_recording(model)
+    model = _LOADED[key]
+    if announce:
+        print(model.describe() + f"  [{why}]")
+    return model
+
+
+def _torch_dtype(dtype: str):
+    import torch
+
+    return {"bfloat16": torch.bfloat16, "float32": torch.float32}[dtype]
+
+
+def _load_hub(tier: Tier, dtype: str) -> LiveModel:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tier.hub_id)
+    hf_model = AutoModelForCausalLM.from_pretrained(tier.hub_id, dtype=_torch_dtype(dtype)).eval()
+    return LiveModel(hf_model, tok, ModelInfo(tier.name, tier.hub_id, "hub", "Hugging Face hub", dtype))
+
+
+def dense_dir(tier: Tier, dtype: str) -> Path:
+    """Where the de-quantized pack is cached as an ordinary Hugging Face folder."""
+    return packs.cache_dir() / "models" / f"{tier.name}-pack-{dtype}"
+
+
+def pack_origin(spec: packs.PackSpec) -> str:
+    return (f"{spec.describe()} ({spec.quantization} GGUF from the package index, "
+            f"SHA-256 {spec.sha256[:12]}… verified, de-quantized by transformers)")
+
+
+def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    spec = tier.pack
+    gguf = packs.assemble(spec, progress=progress)  # checks the parts every time (cheap when unchanged)
+    folder = dense_dir(tier, dtype)
+    stamp = folder / "kitchen-source.json"
+    fresh = {"sha256": spec.sha256, "dtype": dtype}
+    if not (stamp.is_file() and json.loads(stamp.read_text()) == fresh):
+        print(f"First load of the {tier.label} pack: de-quantizing {gguf.name} once "
+              f"(about {20 * spec.size // packs.PACKS['0.5b'].size + 20} s); later loads take seconds.")
+        t0 = time.perf_counter()
+        tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        hf_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name,
+                                                        dtype=_torch_dtype("float32"))
+        # What is left is an ordinary dense model: drop the GGUF loader's marks so it saves and
+        # reloads like any Hugging Face folder.
+        hf_model.hf_quantizer = None
+        if hasattr(hf_model.config, "quantization_config"):
+            delattr(hf_model.config, "quantization_config")
+        hf_model = hf_model.to(_torch_dtype(dtype))
+        partial = folder.with_name(folder.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        hf_model.save_pretrained(partial)
+        tok.save_pretrained(partial)
+        (partial / "kitchen-source.json").write_text(json.dumps(fresh))
+        shutil.rmtree(folder, ignore_errors=True)
+        partial.rename(folder)
+        print(f"Converted and cached in {folder} ({time.perf_counter() - t0:.0f} s).")
+        del hf_model
+    tok = AutoTokenizer.from_pretrained(folder)
+    hf_model = AutoModelForCausalLM.from_pretrained(folder, dtype=_torch_dtype(dtype)).eval()
+    return LiveModel(hf_model, tok, ModelInfo(tier.name, spec.model_name, "pack", pack_origin(spec), dtype))
