@@ -57,11 +57,32 @@ def numbers_in(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def extract_answer(text: str) -> int | None:
-    """The final number a reply commits to, or None.
+def find_answer(text: str) -> tuple[int, int, int] | None:
+    """The final number a reply commits to, as (value, start, end) in `text`, or None.
 
     Prefers the last `\\boxed{…}`, then the number right after the last "=", "equals", "is",
     then the last number in the text.
+
+    >>> find_answer("So 2 + 2 = 4.")
+    (4, 11, 12)
+    """
+    boxed = list(re.finditer(r"\\boxed\{([^}]*)\}", text))
+    if boxed:
+        found = numbers_in(boxed[-1].group(1))
+        if found:
+            value, start, end = found[-1]
+            return value, boxed[-1].start(1) + start, boxed[-1].start(1) + end
+    for marker in reversed(list(re.finditer(r"=|\bequals?\b|\bis\b", text))):
+        after = numbers_in(text[marker.end():marker.end() + 40])
+        if after and not re.match(r"\s*[\d,]+\s*" + TIMES, text[marker.end():]):
+            value, start, end = after[0]
+            return value, marker.end() + start, marker.end() + end
+    found = numbers_in(text)
+    return found[-1] if found else None
+
+
+def extract_answer(text: str) -> int | None:
+    """The final number a reply commits to, or None (see `find_answer`).
 
     >>> extract_answer("1234 × 5678 equals 7,000,000,000.")
     7000000000
@@ -70,17 +91,8 @@ def extract_answer(text: str) -> int | None:
     >>> extract_answer("no digits here") is None
     True
     """
-    boxed = list(re.finditer(r"\\boxed\{([^}]*)\}", text))
-    if boxed:
-        found = numbers_in(boxed[-1].group(1))
-        if found:
-            return found[-1][0]
-    for marker in reversed(list(re.finditer(r"=|\bequals?\b|\bis\b", text))):
-        after = numbers_in(text[marker.end():marker.end() + 40])
-        if after and not re.match(r"\s*[\d,]+\s*" + TIMES, text[marker.end():]):
-            return after[0][0]
-    found = numbers_in(text)
-    return found[-1][0] if found else None
+    found = find_answer(text)
+    return found[0] if found else None
 
 
 @dataclass
@@ -92,6 +104,7 @@ class Row:
     digit: int
     true_value: int  # a × digit × 10^place
     right: bool  # equal to the true row, with or without its trailing zeros
+    looks_like: str = ""  # for a wrong row: a product it does equal, if any ("1,234 × 4")
 
 
 @dataclass
@@ -155,6 +168,8 @@ class WorkCheck:
         if self.rows:
             for r in self.rows:
                 verdict = "right" if r.right else f"wrong: {self.a:,} × {r.digit * 10 ** r.place:,} = {r.true_value:,}"
+                if r.looks_like:
+                    verdict += f"; what it wrote is {r.looks_like}"
                 lines.append(f"  row for the digit {r.digit} ({10 ** r.place:,}s): wrote {r.value:,}, {verdict}")
             lines.append(f"{sum(r.right for r in self.rows)} of {len(self.rows)} rows are right.")
             target = self.total if self.total is not None else self.answer
@@ -211,8 +226,9 @@ def check_work(text: str, a: int, b: int) -> WorkCheck:
         places = _places(rows, a, digits)
         for value, place in zip(rows, places):
             true_value = a * digits[place] * 10 ** place
-            check.rows.append(Row(value, place, digits[place], true_value,
-                                  value in (true_value, a * digits[place])))
+            right = value in (true_value, a * digits[place])
+            check.rows.append(Row(value, place, digits[place], true_value, right,
+                                  "" if right else _looks_like(value, a, b)))
     else:
         check.total = None
     for m in EQUATION.finditer(text):
@@ -220,6 +236,16 @@ def check_work(text: str, a: int, b: int) -> WorkCheck:
         if None not in (left, right, stated) and (left, right) != (a, b) and (right, left) != (a, b):
             check.products.append(Product(left, right, stated))
     return check
+
+
+def _looks_like(value: int, a: int, b: int) -> str:
+    """A one-digit product of either number that equals `value`, in words ("1,234 × 4"), or ""."""
+    for n in (a, b):
+        for k in range(1, 10):
+            for place in range(len(str(b))):
+                if n * k * 10 ** place == value:
+                    return f"{n:,} × {k * 10 ** place:,}"
+    return ""
 
 
 def _places(rows: list[int], a: int, digits: list[int]) -> list[int]:

@@ -65,6 +65,15 @@ class Generation:
     def seconds(self) -> float:
         return self.prefill_seconds + self.decode_seconds
 
+    def token_at(self, char_index: int) -> int:
+        """Index of the token that wrote the character at `char_index` of `text`."""
+        end = 0
+        for i, token in enumerate(self.tokens):
+            end += len(token.text)
+            if end > char_index:
+                return i
+        raise IndexError(f"no token writes character {char_index} of a {len(self.text)}-character reply")
+
     @property
     def tokens_per_second(self) -> float:
         """Decode speed: tokens after the first, over the time they took."""

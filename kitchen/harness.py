@@ -5,8 +5,9 @@ One step of the loop:
 1. generate, stopping at the end of a call or the end of the turn;
 2. parse the text for calls (the protocol decides how);
 3. no call: the text is the answer, the run ends;
-4. otherwise run each call through the toolbox (checked, timed, never raising), append the
-   model's turn and one result message per call, and go back to 1;
+4. otherwise run each call through the toolbox (checked, timed, never raising; a call repeated
+   with the same arguments is refused with its earlier result), append the model's turn and one
+   result message per call, and go back to 1;
 5. at the cap (`max_steps` model calls) the run ends with a message to the user.
 
 `Harness.events()` yields every moment of that as an `Event`, so a widget can show the run token by
@@ -18,6 +19,7 @@ see `kitchen.protocols`), or run tools (the `Toolbox`'s, see `kitchen.toolbox`).
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
@@ -89,11 +91,25 @@ class Harness:
     """A model, a toolbox and a protocol, looped with a cap."""
 
     def __init__(self, model, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
-                 max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True):
+                 max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True,
+                 refuse_repeats: bool = True):
         self.model = model
         self.toolbox = tools if isinstance(tools, Toolbox) else LocalToolbox(tools)
         self.protocol, self.max_steps = protocol, max_steps
         self.max_new_tokens, self.reuse_cache = max_new_tokens, reuse_cache
+        self.refuse_repeats = refuse_repeats
+
+    def _run_call(self, call: ToolCall, done: dict[str, ToolResult]) -> ToolResult:
+        """Run one call; a call repeated with the same arguments is answered without running it."""
+        key = json.dumps([call.name, call.arguments], sort_keys=True, default=str)
+        if self.refuse_repeats and key in done:
+            return error_result(call.name, call.arguments, "repeated_call",
+                                f"you already called {call.name} with these arguments and got: "
+                                f"{done[key].content} Do not repeat the call: use that result to answer "
+                                f"the user, or call a different tool.")
+        result = self.toolbox.call(call.name, call.arguments)
+        done[key] = result
+        return result
 
     def run(self, messages: Sequence[dict], on_event: Callable[[Event], None] | None = None) -> Trace:
         event = None
@@ -106,6 +122,7 @@ class Harness:
     def events(self, messages: Sequence[dict]) -> Iterator[Event]:
         trace = Trace(messages=list(messages))
         previous_prompt = ""
+        done: dict[str, ToolResult] = {}
         for index in range(1, self.max_steps + 1):
             schemas = self.toolbox.schemas()
             model_messages, template_tools = self.protocol.prepare(trace.messages, schemas)
@@ -136,7 +153,7 @@ class Harness:
 
             t0 = time.perf_counter()
             for call in parsed.calls:
-                result = self.toolbox.call(call.name, call.arguments)
+                result = self._run_call(call, done)
                 step.results.append(result)
                 yield Event("result", index, trace, {"call": call, "result": result})
             for error in parsed.errors:

@@ -267,10 +267,16 @@ def load_model(tier: str | None = None, source: str | None = None, *, dtype: str
                announce: bool = True, progress: bool = True) -> ChatModel:
     """Load (or reuse) the model for a tier and source, and print the one-line announcement.
 
+    While `KITCHEN_RECORD` is set (see `scripts/record.py`), a live model's runs are recorded,
+    and a replay request is served by the live pack when it is installed, so it gets recorded.
+
     >>> model = load_model()                       # doctest: +SKIP
     Running Qwen2.5-Coder-0.5B-Instruct (0.5B tier) · source: offline pack ... · dtype: bfloat16
     """
     tier, source, why = choose(tier, source)
+    if source == "replay" and os.environ.get("KITCHEN_RECORD") and packs.is_installed(TIERS[tier].pack):
+        # Recording needs a live model: scripts/record.py runs the notebooks with the packs.
+        source, why = "pack", "recording: the live pack stands in for replay"
     dtype = dtype or best_dtype()
     key = (tier, source, dtype)
     if key not in _LOADED:
@@ -345,6 +351,12 @@ def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
         partial.rename(folder)
         print(f"Converted and cached in {folder} ({time.perf_counter() - t0:.0f} s).")
         del hf_model
-    tok = AutoTokenizer.from_pretrained(folder)
-    hf_model = AutoModelForCausalLM.from_pretrained(folder, dtype=_torch_dtype(dtype)).eval()
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # a load from the cache takes a second: no bar needed
+    try:
+        tok = AutoTokenizer.from_pretrained(folder)
+        hf_model = AutoModelForCausalLM.from_pretrained(folder, dtype=_torch_dtype(dtype)).eval()
+    finally:
+        hf_logging.enable_progress_bar()
     return LiveModel(hf_model, tok, ModelInfo(tier.name, spec.model_name, "pack", pack_origin(spec), dtype))

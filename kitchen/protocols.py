@@ -34,18 +34,30 @@ class Protocol:
         raise NotImplementedError
 
 
+ANSWER_NOTE = ("This is the tool's result. Now answer the user's question in a sentence; "
+               "do not call the same tool again.")
+
+
 class NativeProtocol(Protocol):
     """Qwen's own format, through its chat template.
 
-    `formats` are the parser formats that count as a call: by default `<tool_call>` blocks and
-    bare or fenced JSON (see FACTS in the README: the offline packs often drop the tags).
+    - `formats`: the parser formats that count as a call: by default `<tool_call>` blocks and bare
+      or fenced JSON (the offline packs often drop the tags).
+    - `keep_raw_text`: append the model's turn as it wrote it, instead of re-rendered in Qwen's
+      format.
+    - `result_note`: a sentence added after every tool result. The small packs, given a bare
+      result, call the tool again and again until the cap; `ANSWER_NOTE` (the default) makes them
+      answer, at the price of ending multi-step tasks early. Chapter 03 shows both.
     """
 
     name = "native"
     stop = ("</tool_call>",)
 
-    def __init__(self, formats: Sequence[str] = NATIVE_FORMATS):
+    def __init__(self, formats: Sequence[str] = NATIVE_FORMATS, keep_raw_text: bool = False,
+                 result_note: str = ANSWER_NOTE):
         self.formats = tuple(formats)
+        self.keep_raw_text = keep_raw_text
+        self.result_note = result_note
 
     def prepare(self, messages, schemas):
         return list(messages), (schemas or None)
@@ -54,10 +66,16 @@ class NativeProtocol(Protocol):
         return parse_tool_calls(text, self.formats, tools=schemas)
 
     def turn_messages(self, text, parsed, results):
-        # The model's own text is kept as its turn (not re-rendered from the parsed calls): the
-        # model sees what it wrote, and the KV cache of that text can be reused.
-        out = [{"role": "assistant", "content": text}]
-        out += [{"role": "tool", "name": r.name, "content": r.content} for r in results]
+        if self.keep_raw_text:
+            # The model's own text as its turn: the longest prefix for KV-cache reuse.
+            out = [{"role": "assistant", "content": text}]
+        else:
+            # The calls re-rendered in Qwen's own format, whatever the model wrote: the
+            # conversation then looks like the ones the model was trained on.
+            out = [{"role": "assistant", "content": parsed.prose,
+                    "tool_calls": [c.to_message_call() for c in parsed.calls]}]
+        note = f"\n\n{self.result_note}" if self.result_note else ""
+        out += [{"role": "tool", "name": r.name, "content": r.content + note} for r in results]
         return out
 
 

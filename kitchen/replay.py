@@ -14,6 +14,7 @@ interface as a live model, so a classroom can run the notebooks with no model do
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import json
 import os
@@ -29,7 +30,8 @@ FORMAT = "llm-kitchen-recording/1"
 RECORD_ENV = "KITCHEN_RECORD"
 RECORD_TOP_K = 5  # candidates kept per step in every recording
 RECORDINGS = DATA / "recordings"
-TOKENIZER = DATA / "tokenizer"
+TOKENIZER = DATA / "tokenizer"  # the Qwen2.5 tokenizer, the same in both packs
+CHAT_TEMPLATES = DATA / "chat_templates"  # each pack's own chat template (they differ slightly)
 
 
 class ReplayMiss(LookupError):
@@ -95,11 +97,14 @@ class ReplayStream:
         return self._generation
 
 
-def load_replay_tokenizer():
-    """The Qwen2.5 tokenizer and chat template saved in `data/tokenizer/` (from the 0.5B pack)."""
+@functools.cache
+def load_replay_tokenizer(tier: str):
+    """The tokenizer from `data/tokenizer/` with the tier's pack chat template, as recorded."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(TOKENIZER)
+    tok = AutoTokenizer.from_pretrained(TOKENIZER)
+    tok.chat_template = (CHAT_TEMPLATES / f"{tier}.jinja").read_text()
+    return tok
 
 
 class ReplayModel(ChatModel):
@@ -122,11 +127,12 @@ class ReplayModel(ChatModel):
         if len(models) != 1:
             raise ValueError(f"Recordings in {self.folder} come from different models: {sorted(models)}")
         name, source, dtype = models.pop()
-        origin = (f"replay of {len(self.runs)} runs in data/recordings/{tier}/, recorded "
+        n = len(self.runs)
+        origin = (f"replay of {n} recorded run{'s' if n != 1 else ''} in data/recordings/{tier}/, recorded "
                   f"{', '.join(sorted(dates))} from the {'offline pack' if source == 'pack' else source} "
                   f"by scripts/record.py")
         self.info = ModelInfo(tier, name, "replay", origin, dtype, engine="replay")
-        self.tok = load_replay_tokenizer()
+        self.tok = load_replay_tokenizer(tier)
 
     def questions(self) -> list[str]:
         """The user messages that have recorded answers (for pickers and error messages)."""
@@ -186,7 +192,7 @@ class RecordingModel(ChatModel):
             "kind": "generate", "key": run_key(gen.prompt, max_new_tokens, stop),
             "messages": list(messages), "tools": [as_schema(t) for t in tools or []],
             "prefix": prefix, "settings": {"max_new_tokens": max_new_tokens, "stop": list(stop),
-                                           "top_k": RECORD_TOP_K},
+                                           "top_k": max(top_k, RECORD_TOP_K)},
             "prompt": gen.prompt, "prompt_ids": gen.prompt_ids, "token_ids": gen.token_ids,
             "text": gen.text, "stop_reason": gen.stop_reason, "stop_string": gen.stop_string,
             "tokens": [_token_to_json(s) for s in gen.tokens],

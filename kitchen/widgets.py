@@ -1,0 +1,141 @@
+"""ipywidgets interfaces for the notebooks. The logic behind each lives in a tested module
+(`kitchen.lab`, `kitchen.harness`, ...); these functions only lay it out and wire the buttons.
+
+Every widget carries a CSS class starting with `kitchen-` so the browser tests can find it.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Callable, Sequence
+
+import ipywidgets as w
+from IPython.display import display
+
+from .display import visible
+from .generation import Generation, Token
+from .harness import Event
+from .lab import ask_tools_off, ask_tools_on, exact_answer, verdict
+from .plots import top_k_figure
+
+PANE_STYLE = ("font-family:monospace;white-space:pre-wrap;border:1px solid #bbb;border-radius:6px;"
+              "padding:6px;min-height:120px")
+
+
+def _reply_html(tokens: Sequence[Token], current: int) -> str:
+    spans = []
+    for i, t in enumerate(tokens):
+        text = html.escape(t.text or ("⏎" if i == len(tokens) - 1 else ""))
+        if i == current:
+            spans.append(f'<span style="background:#2b7bba;color:white;border-radius:3px">{text or "∅"}</span>')
+        elif i < current:
+            spans.append(f"<span>{text}</span>")
+        else:
+            spans.append(f'<span style="color:#aaa">{text}</span>')
+    return f'<div style="{PANE_STYLE}">{"".join(spans)}</div>'
+
+
+def step_through(generation: Generation, start: int = 0) -> w.VBox:
+    """Walk a reply one token at a time: the text so far, the token, and its top-k candidates."""
+    tokens = generation.tokens
+    slider = w.IntSlider(value=start, min=0, max=len(tokens) - 1, description="token",
+                         continuous_update=False, layout=w.Layout(width="60%"))
+    back = w.Button(description="◀ Back", layout=w.Layout(width="90px"))
+    forward = w.Button(description="Next ▶", layout=w.Layout(width="90px"))
+    back.add_class("kitchen-back")
+    forward.add_class("kitchen-next")
+    caption = w.HTML()
+    caption.add_class("kitchen-caption")
+    text = w.HTML()
+    plot = w.Output()
+    plot.add_class("kitchen-topk")
+
+    def show(_=None) -> None:
+        i = slider.value
+        t = tokens[i]
+        caption.value = (f"<b>step {i + 1} of {len(tokens)}</b>: token {t.token_id} "
+                         f"<code>{html.escape(repr(visible(t.text)))}</code>, probability {t.prob:.1%}")
+        text.value = _reply_html(tokens, i)
+        with plot:
+            plot.clear_output(wait=True)
+            if t.top:
+                display(top_k_figure(t))
+            else:
+                print("No candidates were recorded for this step (generate with top_k > 0).")
+
+    back.on_click(lambda _: setattr(slider, "value", max(0, slider.value - 1)))
+    forward.on_click(lambda _: setattr(slider, "value", min(len(tokens) - 1, slider.value + 1)))
+    slider.observe(show, names="value")
+    show()
+    box = w.VBox([w.HBox([back, forward, slider]), caption, text, plot])
+    box.add_class("kitchen-step-through")
+    return box
+
+
+class StreamPane:
+    """A titled pane that text can be streamed into."""
+
+    def __init__(self, title: str, css: str):
+        self.title = w.HTML(f"<b>{html.escape(title)}</b>")
+        self.body = w.HTML(f'<div style="{PANE_STYLE}"></div>')
+        self.footer = w.HTML()
+        self.box = w.VBox([self.title, self.body, self.footer], layout=w.Layout(width="50%"))
+        self.box.add_class(css)
+        self.parts: list[str] = []
+
+    def reset(self) -> None:
+        self.parts = []
+        self.body.value = f'<div style="{PANE_STYLE}"></div>'
+        self.footer.value = ""
+
+    def write(self, text: str, style: str = "") -> None:
+        piece = html.escape(text)
+        self.parts.append(f'<span style="{style}">{piece}</span>' if style else piece)
+        self.body.value = f'<div style="{PANE_STYLE}">{"".join(self.parts)}</div>'
+
+
+def tools_off_on(model, tools: Sequence[Callable], question: str = "What is 987 × 654?",
+                 max_new_tokens: int = 256) -> w.VBox:
+    """Type a question, press Run: tools off and tools on, side by side, streamed."""
+    box = w.Text(value=question, description="Question", layout=w.Layout(width="70%"))
+    box.add_class("kitchen-question")
+    run = w.Button(description="Run", button_style="primary")
+    run.add_class("kitchen-run")
+    off, on = StreamPane("Tools off", "kitchen-pane-off"), StreamPane("Tools on", "kitchen-pane-on")
+
+    def go(_=None) -> None:
+        run.disabled = True
+        off.reset()
+        on.reset()
+        q = box.value
+        exact = exact_answer(q)
+        try:
+            gen = ask_tools_off(model, q, lambda t: off.write(t.text), max_new_tokens)
+            off.footer.value = (f"{gen.new_tokens} tokens, {gen.seconds:.1f} s · "
+                                f"{html.escape(verdict(gen.text, exact))}")
+            trace = ask_tools_on(model, q, tools, lambda e: _on_event(on, e), max_new_tokens)
+            tokens = sum(s.generation.new_tokens for s in trace.steps)
+            on.footer.value = (f"{len(trace.steps)} model calls, {tokens} tokens, {trace.seconds:.1f} s · "
+                               f"{html.escape(verdict(trace.answer or '', exact))}")
+        except LookupError as err:  # a replay model asked something it never recorded
+            off.footer.value = on.footer.value = f"<span style='color:#b00'>{html.escape(str(err))}</span>"
+        finally:
+            run.disabled = False
+
+    run.on_click(go)
+    go()
+    ui = w.VBox([w.HBox([box, run]), w.HBox([off.box, on.box])])
+    ui.add_class("kitchen-tools-off-on")
+    return ui
+
+
+def _on_event(pane: StreamPane, event: Event) -> None:
+    """Show a harness run in a pane: the model's text, then each call's result inline."""
+    if event.kind == "token":
+        pane.write(event.data["token"].text)
+    elif event.kind == "result":
+        r = event.data["result"]
+        colour = "#1a7f37" if r.ok else "#b00"
+        pane.write(f"\n→ {r.name}: {r.content}\n", f"color:{colour};font-weight:bold")
+    elif event.kind == "cap":
+        pane.write("\n" + event.data["answer"], "color:#b00")

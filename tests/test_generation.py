@@ -1,0 +1,88 @@
+"""The decode loop on a tiny random model: streaming, top-k, stop strings, KV-cache reuse."""
+
+import pytest
+
+from kitchen.generation import common_prefix
+from tiny import tiny_model
+
+MESSAGES = [{"role": "user", "content": "What is 1234 × 5678?"}]
+
+
+@pytest.fixture
+def model():
+    return tiny_model()
+
+
+def test_stream_pieces_add_up_to_the_text(model):
+    stream = model.stream(MESSAGES, max_new_tokens=12, reuse_cache=False)
+    pieces = [t.text for t in stream]
+    gen = stream.result
+    assert len(pieces) == gen.new_tokens == 12 and gen.stop_reason == "max_new_tokens"
+    assert "".join(pieces) == gen.text
+    assert gen.prompt_ids == model.encode(gen.prompt) and gen.prefilled_tokens == len(gen.prompt_ids)
+
+
+def test_top_k_candidates_are_sorted_and_hold_the_greedy_choice(model):
+    gen = model.generate(MESSAGES, max_new_tokens=5, top_k=4, reuse_cache=False)
+    for token in gen.tokens:
+        probs = [c.prob for c in token.top]
+        assert len(probs) == 4 and probs == sorted(probs, reverse=True) and sum(probs) <= 1.0001
+        assert token.top[0].token_id == token.token_id and token.top[0].prob == pytest.approx(token.prob)
+
+
+def test_no_top_k_unless_asked(model):
+    gen = model.generate(MESSAGES, max_new_tokens=3, reuse_cache=False)
+    assert all(t.top == [] for t in gen.tokens)
+
+
+def test_greedy_is_repeatable(model):
+    a = model.generate(MESSAGES, max_new_tokens=8, reuse_cache=False)
+    b = model.generate(MESSAGES, max_new_tokens=8, reuse_cache=False)
+    assert a.token_ids == b.token_ids
+
+
+def test_stop_string_ends_the_reply_and_stays_in_it(model):
+    full = model.generate(MESSAGES, max_new_tokens=20, reuse_cache=False)
+    stop = full.tokens[5].text
+    assert stop.strip(), "the tiny model's sixth token should be visible text"
+    gen = model.generate(MESSAGES, max_new_tokens=20, stop=[stop], reuse_cache=False)
+    assert gen.stop_reason == "stop_string" and gen.stop_string == stop
+    assert gen.text.endswith(stop) and gen.new_tokens <= 6
+
+
+def test_prefix_starts_the_assistant_turn(model):
+    gen = model.generate(MESSAGES, prefix="<tool_call>\n", max_new_tokens=2, reuse_cache=False)
+    assert gen.prompt.endswith("<|im_start|>assistant\n<tool_call>\n")
+
+
+def test_cache_reuse_prefills_only_new_tokens_and_keeps_the_tokens(model):
+    first = model.generate(MESSAGES, max_new_tokens=6)
+    follow = MESSAGES + [{"role": "assistant", "content": first.text},
+                         {"role": "user", "content": "Are you sure?"}]
+    reused = model.generate(follow, max_new_tokens=6)
+    fresh = model.generate(follow, max_new_tokens=6, reuse_cache=False)
+    assert reused.reused_tokens > len(first.prompt_ids) - 5
+    assert reused.prefilled_tokens < fresh.prefilled_tokens == len(fresh.prompt_ids)
+    assert reused.token_ids == fresh.token_ids
+
+
+def test_abandoned_stream_leaves_a_usable_cache(model):
+    stream = model.stream(MESSAGES, max_new_tokens=10)
+    for i, _ in enumerate(stream):
+        if i == 3:
+            break
+    stream_iter = None  # the generator is closed when dropped
+    again = model.generate(MESSAGES, max_new_tokens=6)
+    fresh = model.generate(MESSAGES, max_new_tokens=6, reuse_cache=False)
+    assert again.token_ids == fresh.token_ids
+
+
+def test_logprobs_of_a_continuation(model):
+    out = model.logprobs("The answer is", " 7006652")
+    assert [t for t, _ in out] == [model.tok.decode([i]) for i in model.encode(" 7006652")]
+    assert all(lp <= 0 for _, lp in out)
+
+
+def test_common_prefix():
+    assert common_prefix([1, 2, 3], [1, 2, 4]) == 2
+    assert common_prefix([], [1]) == 0

@@ -1,0 +1,209 @@
+"""The loop, driven by a scripted model so that every branch is reached on purpose."""
+
+import json
+import time
+
+import pytest
+
+from kitchen.harness import CAP_MESSAGE, Harness, run_harness
+from kitchen.protocols import NativeProtocol
+from kitchen.schemas import Injected
+from kitchen.scripted import ScriptedModel
+from kitchen.toolbox import LocalToolbox
+from kitchen.tools import calculator, count_words, search_rhymes
+
+
+def call(name, **arguments):
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def tagged(name, **arguments):
+    return f"<tool_call>\n{call(name, **arguments)}\n</tool_call>"
+
+
+def boom(text: str) -> str:
+    """Always fails.
+
+    Args:
+        text: Anything.
+    """
+    raise RuntimeError("the tool broke")
+
+
+def slow(seconds: float) -> str:
+    """Sleeps.
+
+    Args:
+        seconds: How long to sleep.
+    """
+    time.sleep(seconds)
+    return "done"
+
+
+def my_notes(query: str, user_id: str = Injected("user_id")) -> str:
+    """Search the signed-in user's notes.
+
+    Args:
+        query: What to look for.
+        user_id: The signed-in user (set by the application).
+    """
+    return f"notes of {user_id} about {query}"
+
+
+def save_memory(note: str) -> str:
+    """Save a note to the assistant's memory.
+
+    Args:
+        note: The note.
+    """
+    return "saved"
+
+
+def run(replies, tools, **options):
+    model = ScriptedModel(replies)
+    return model, run_harness(model, "question", tools, **options)
+
+
+def test_plain_answer_ends_the_run_at_once():
+    model, trace = run(["Just an answer."], [calculator])
+    assert trace.stop_reason == "answer" and trace.answer == "Just an answer."
+    assert len(trace.steps) == 1 and model.calls == 1
+    assert trace.messages[-1] == {"role": "assistant", "content": "Just an answer."}
+
+
+@pytest.mark.parametrize("written", [tagged("calculator", expression="1234 * 5678"),
+                                     call("calculator", expression="1234 * 5678"),
+                                     "```json\n" + call("calculator", expression="1234 * 5678") + "\n```"])
+def test_call_result_answer(written):
+    model, trace = run([written, "It is 7,006,652."], [calculator])
+    assert trace.stop_reason == "answer" and trace.answer == "It is 7,006,652."
+    (result,) = trace.results
+    assert result.ok and result.content == "7006652" and result.name == "calculator"
+    tool_message = trace.messages[-2]
+    assert tool_message["role"] == "tool" and tool_message["content"].startswith("7006652\n\n")
+    assistant = trace.messages[-3]
+    assert assistant["tool_calls"][0]["function"] == {"name": "calculator",
+                                                     "arguments": {"expression": "1234 * 5678"}}
+    # The second prompt holds the result inside <tool_response> in a user turn.
+    second_prompt = trace.steps[1].generation.prompt
+    assert "<|im_start|>user\n<tool_response>\n7006652\n\nThis is the tool's result." in second_prompt
+
+
+def test_generation_stops_at_the_end_of_a_call():
+    model, trace = run([tagged("calculator", expression="2+2") + "\nand more text", "4"], [calculator])
+    first = trace.steps[0].generation
+    assert first.stop_reason == "stop_string" and first.text.endswith("</tool_call>")
+
+
+def test_several_calls_in_one_reply_each_get_a_result():
+    two = tagged("calculator", expression="2+2") + "\n" + tagged("search_rhymes", query="sheep")
+    model, trace = run([two, "done"], [calculator, search_rhymes],
+                       protocol=NativeProtocol())
+    # The stop string ends the reply after the first call: one call per step with native stops.
+    assert [r.name for r in trace.results] == ["calculator"]
+
+
+def test_unknown_tool_lists_the_known_ones():
+    model, trace = run([call("calc", expression="1+1"), "ok"], [calculator, count_words])
+    (result,) = trace.results
+    assert not result.ok and result.error_kind == "unknown_tool"
+    assert "calculator" in result.content and "count_words" in result.content
+
+
+def test_malformed_json_goes_back_as_an_error():
+    model, trace = run(['<tool_call>\n{"name": "calculator", "arguments": {expression: 1}}\n</tool_call>', "ok"],
+                       [calculator])
+    (result,) = trace.results
+    assert not result.ok and result.error_kind == "malformed_json"
+    assert trace.messages[-2]["role"] == "tool" and "malformed_json" in trace.messages[-2]["content"]
+
+
+def test_arguments_that_fail_the_schema():
+    model, trace = run([call("calculator", expr="1+1"), call("calculator", expression=5), "ok"], [calculator])
+    first, second = trace.results
+    assert first.error_kind == "invalid_arguments" and "expression" in first.content
+    assert second.error_kind == "invalid_arguments" and "string" in second.content
+
+
+def test_a_tool_that_raises():
+    model, trace = run([call("boom", text="x"), "ok"], [boom])
+    (result,) = trace.results
+    assert result.error_kind == "tool_error" and "the tool broke" in result.content
+
+
+def test_a_tool_error_message_is_passed_on():
+    model, trace = run([call("calculator", expression="1/0"), "ok"], [calculator])
+    (result,) = trace.results
+    assert result.error_kind == "tool_error" and "zero" in result.content.lower()
+
+
+def test_a_tool_that_runs_past_its_time_limit():
+    t0 = time.perf_counter()
+    model, trace = run([call("slow", seconds=5), "ok"], LocalToolbox([slow], timeout=0.3))
+    (result,) = trace.results
+    assert result.error_kind == "timeout" and time.perf_counter() - t0 < 3
+
+
+def test_a_repeated_call_is_answered_from_the_earlier_result():
+    same = call("calculator", expression="2+2")
+    model, trace = run([same, same, "4"], [calculator])
+    first, second = trace.results
+    assert first.ok and second.error_kind == "repeated_call" and "got: 4" in second.content
+    model, trace = run([same, same, "4"], [calculator], refuse_repeats=False)
+    assert all(r.ok for r in trace.results)
+
+
+def test_the_cap_ends_the_run_with_a_message():
+    replies = [call("calculator", expression=f"{i}+1") for i in range(10)]
+    model, trace = run(replies, [calculator], max_steps=3)
+    assert trace.stop_reason == "cap" and trace.answer == CAP_MESSAGE.format(n=3)
+    assert model.calls == 3 and len(trace.results) == 2  # the third step's call is not run
+
+
+def test_hidden_tool_is_not_shown_and_refused():
+    box = LocalToolbox([calculator], hidden=[save_memory])
+    assert box.names() == ["calculator"]
+    model, trace = run([call("save_memory", note="x"), "ok"], box)
+    (result,) = trace.results
+    assert result.error_kind == "hidden_tool" and "save_memory" not in trace.steps[0].generation.prompt
+
+
+def test_injected_identity_is_filled_in_and_not_in_the_schema():
+    box = LocalToolbox([my_notes], context={"user_id": "alice"})
+    assert "user_id" not in json.dumps(box.schemas())
+    model, trace = run([call("my_notes", query="cats"), "ok"], box)
+    assert trace.results[0].content == "notes of alice about cats"
+
+
+def test_injected_identity_written_by_the_model_is_rejected_or_ignored():
+    reply = call("my_notes", query="cats", user_id="mallory")
+    _, trace = run([reply, "ok"], LocalToolbox([my_notes], context={"user_id": "alice"}))
+    assert trace.results[0].error_kind == "injected_argument"
+    _, trace = run([reply, "ok"], LocalToolbox([my_notes], context={"user_id": "alice"},
+                                               injected_policy="ignore"))
+    result = trace.results[0]
+    assert result.ok and result.content == "notes of alice about cats" and "mallory" in result.notes[0]
+
+
+def test_events_come_in_order_and_carry_the_trace():
+    model = ScriptedModel([call("calculator", expression="2+2"), "4"])
+    kinds = [e.kind for e in Harness(model, [calculator]).events([{"role": "user", "content": "2+2?"}])]
+    assert kinds[0] == "prompt" and kinds[-1] == "answer"
+    assert kinds.index("generated") < kinds.index("parsed") < kinds.index("result") < kinds.index("appended")
+    assert kinds.count("prompt") == 2
+
+
+def test_prompt_growth_is_recorded():
+    model, trace = run([call("calculator", expression="2+2"), "4"], [calculator])
+    first, second = trace.steps
+    assert second.prompt_tokens > first.prompt_tokens
+    assert second.prompt_added and "<tool_response>" in second.prompt_added
+
+
+def test_result_note_is_appended_to_results_and_can_be_dropped():
+    model, trace = run([call("calculator", expression="2+2"), "4"], [calculator],
+                       protocol=NativeProtocol(result_note="Answer now."))
+    assert trace.messages[-2]["content"] == "4\n\nAnswer now."
+    model, trace = run([call("calculator", expression="2+2"), "4"], [calculator],
+                       protocol=NativeProtocol(result_note=""))
+    assert trace.messages[-2]["content"] == "4"

@@ -1,0 +1,51 @@
+"""The real 0.5B offline pack: the chapter 01 story, and a recording regenerated token for token.
+
+These tests load the live model (about a second once the pack is converted and cached; the
+first conversion takes about 40 s). They are marked `model`; `make test-fast` skips them.
+"""
+
+import pytest
+
+from kitchen.arithmetic import extract_answer
+from kitchen.harness import run_harness
+from kitchen.models import load_model
+from kitchen.replay import RECORDINGS, read_recording
+from kitchen.tools import calculator
+
+pytestmark = pytest.mark.model
+QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model("0.5b", "pack")
+
+
+def test_without_tools_the_answer_is_wrong(model):
+    reply = model.generate(QUESTION)
+    answer = extract_answer(reply.text)
+    assert answer is not None and answer != 7_006_652
+
+
+def test_with_the_calculator_a_call_is_written_and_the_answer_is_right(model):
+    trace = run_harness(model, QUESTION, [calculator])
+    first = trace.steps[0]
+    assert [c.name for c in first.parsed.calls] == ["calculator"]  # with or without the tags
+    assert first.results[0].ok and first.results[0].content == "7006652"
+    assert trace.stop_reason == "answer"
+    assert "7006652" in trace.answer.replace(",", "")
+
+
+def test_a_recording_is_regenerated_token_for_token():
+    path = RECORDINGS / "0.5b" / "01_arithmetic_one_token_at_a_time.json"
+    data = read_recording(path)
+    live = load_model("0.5b", "pack", dtype=data["model"]["dtype"], announce=False)
+    assert live.info.model_name == data["model"]["model_name"]
+    runs = [r for r in data["runs"] if r["kind"] == "generate"]
+    assert len(runs) >= 3
+    for run in runs:
+        gen = live.generate(run["messages"], run["tools"] or None, prefix=run["prefix"],
+                            max_new_tokens=run["settings"]["max_new_tokens"], stop=run["settings"]["stop"],
+                            reuse_cache=False)
+        assert gen.prompt_ids == run["prompt_ids"]
+        assert gen.token_ids == run["token_ids"], run["messages"][-1]["content"][:60]

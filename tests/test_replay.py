@@ -1,0 +1,77 @@
+"""Recording a live (tiny) model and replaying it; and the committed recordings' integrity."""
+
+import json
+
+import pytest
+
+from kitchen.replay import (FORMAT, RECORDINGS, RecordingModel, ReplayMiss, ReplayModel, read_recording,
+                            run_key)
+from kitchen.schemas import as_schema
+from kitchen.tools import calculator
+from tiny import tiny_model
+
+MESSAGES = [{"role": "user", "content": "What is 1234 × 5678?"}]
+
+
+def test_record_then_replay_gives_the_same_tokens(tmp_path):
+    live = tiny_model()
+    recorder = RecordingModel(live, "unit", folder=tmp_path)
+    recorded = recorder.generate(MESSAGES, [calculator], max_new_tokens=8, stop=["</tool_call>"], top_k=3)
+    scores = recorder.logprobs("The answer is", " 42")
+    data = read_recording(tmp_path / "unit.json")
+    assert data["format"] == FORMAT and data["model"]["model_name"] == "tiny-random-qwen2"
+    assert data["recorded_by"].startswith("scripts/record.py") and data["versions"]["torch"]
+    (run, score_run) = data["runs"]
+    assert run["tools"] == [as_schema(calculator)] and run["settings"]["top_k"] == 5
+    assert all(len(t["top"]) == 5 for t in run["tokens"])
+    assert all(len(t.top) == 3 for t in recorded.tokens)  # the caller still gets what it asked for
+
+    replay = ReplayModel("0.5b", folder=tmp_path)
+    assert replay.info.source == "replay" and replay.info.model_name == "tiny-random-qwen2"
+    again = replay.generate(MESSAGES, [calculator], max_new_tokens=8, stop=["</tool_call>"], top_k=3)
+    assert again.token_ids == recorded.token_ids and again.text == recorded.text
+    assert [len(t.top) for t in again.tokens] == [3] * len(again.tokens)
+    assert replay.logprobs("The answer is", " 42") == scores
+    streamed = "".join(t.text for t in replay.stream(MESSAGES, [calculator], max_new_tokens=8,
+                                                       stop=["</tool_call>"]))
+    assert streamed == recorded.text
+
+
+def test_replay_refuses_what_was_not_recorded(tmp_path):
+    RecordingModel(tiny_model(), "unit", folder=tmp_path).generate(MESSAGES, max_new_tokens=4)
+    replay = ReplayModel("0.5b", folder=tmp_path)
+    with pytest.raises(ReplayMiss, match="What is 1234"):
+        replay.generate([{"role": "user", "content": "What is 2 + 2?"}], max_new_tokens=4)
+    with pytest.raises(ReplayMiss):
+        replay.generate(MESSAGES, max_new_tokens=5)  # other settings, other request
+    assert replay.questions() == ["What is 1234 × 5678?"]
+
+
+def test_no_recordings_is_a_clear_error(tmp_path):
+    with pytest.raises(ReplayMiss, match="No recordings"):
+        ReplayModel("0.5b", folder=tmp_path)
+
+
+def committed():
+    return sorted(RECORDINGS.glob("*/*.json"))
+
+
+@pytest.mark.parametrize("path", committed(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_committed_recordings_replay_their_own_prompts(path):
+    """Each recorded prompt is re-rendered identically by replay's tokenizer and chat template."""
+    data = read_recording(path)
+    assert data["model"]["source"] in ("pack", "hub") and data["model"]["tier"] == path.parent.name
+    replay = ReplayModel(path.parent.name)
+    for run in data["runs"]:
+        if run["kind"] != "generate":
+            continue
+        prompt = replay.render(run["messages"], run["tools"] or None, prefix=run["prefix"])
+        assert prompt == run["prompt"]
+        assert run["key"] == run_key(prompt, run["settings"]["max_new_tokens"], run["settings"]["stop"])
+        assert replay.encode(prompt) == run["prompt_ids"]
+        assert replay.tok.decode([i for i in run["token_ids"] if i not in replay.end_ids]) == run["text"]
+
+
+def test_there_are_recordings_for_both_tiers():
+    tiers = {p.parent.name for p in committed()}
+    assert {"0.5b", "1.5b"} <= tiers
