@@ -3,7 +3,7 @@
 A model never calls anything. It writes text, and the harness has to find the calls in that
 text. Qwen2.5 was trained to write ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``,
 but small models drift: the offline 0.5B pack writes the JSON object bare and the 1.5B pack puts
-it in a ```json fence (see FACTS.md). So `parse_tool_calls` reads the formats models really write:
+it in a ```json fence. So `parse_tool_calls` reads the formats models really write:
 
 - ``qwen``: ``<tool_call>{"name": "f", "arguments": {...}}</tool_call>``, Qwen's native blocks;
 - ``json``: the same object without the tags, bare in the text or in a ```json (or plain ```) fence;

@@ -1,18 +1,63 @@
 """Protocols: how tools are described to the model, how its calls are found, how results go back.
 
-The loop in `kitchen.harness` is the same for every protocol. `NativeProtocol` uses what Qwen
-was trained on: the schemas go to the chat template (which writes them into the system turn),
-calls are `<tool_call>` blocks (and the tag-less JSON small models often write instead), and
-results go back as `tool` messages, which the template wraps in `<tool_response>`.
+The loop in `kitchen.harness` is the same for every protocol; only three things change:
 
-What this module does not do: parse text itself (`kitchen.parsing`) or run tools (`kitchen.toolbox`).
+1. where the tools are described (`prepare`),
+2. what counts as a call in the model's text (`detect`),
+3. how the model's turn and the results are written back (`turn_messages`), and where generation
+   stops (`stop`).
+
+`NativeProtocol` uses what Qwen was trained on: the schemas go to the chat template (which writes
+them into the system turn), calls are `<tool_call>` blocks (and the tag-less JSON small models
+often write instead), and results go back as `tool` messages, which the template wraps in
+`<tool_response>`.
+
+The prompt-based protocols (`PromptProtocol` and its three formats) do the same work by hand, as
+an application must for a model that was never trained to call tools. The chat template gets no
+tools at all; instead the protocol writes a system prompt that explains one call format, shows one
+example call and lists the tools, every entry generated from the tools' schemas. The protocol finds
+the calls itself, and hands each result back inside a user message, since the template's `tool`
+role is Qwen's own convention:
+
+- `FencedJSONProtocol`: a ```tool_call block holding ``{"name": ..., "arguments": {...}}``; results
+  come back in ```tool_result blocks;
+- `PythonCallProtocol`: a Python-style call such as ``search_rhymes(query="sheep")`` in a ```python
+  block, the tools shown as Python signatures with docstrings; results in ```output blocks;
+- `CallTagProtocol`: ``<call calculator>1234 * 5678</call>``; results as
+  ``<result calculator>7006652</result>``.
+
+Each one detects calls in two ways. With ``robust=True`` (the default) it accepts every format the
+parser knows, because small models drift from what they are told (a Python-style call where JSON
+was asked for, a bare JSON object, a forgotten fence, Qwen's own tags). With ``robust=False`` it
+accepts only its own format, and a drifted call silently becomes the final answer: the "silent
+hallucination" of chapter 04 (``NativeProtocol(formats=("qwen",))`` is the native version).
+
+>>> from kitchen.schemas import tool_schema
+>>> def shout(text: str) -> str:
+...     '''Make text loud.
+...
+...     Args:
+...         text: What to shout, e.g. "hello".
+...     '''
+>>> print(CallTagProtocol().write_call(tool_schema(shout), {"text": "hello"}))
+<call shout>hello</call>
+>>> FencedJSONProtocol().prepare([{"role": "user", "content": "Hi"}], [tool_schema(shout)])[1] is None
+True
+
+What this module does not do: parse text itself (`kitchen.parsing`), run tools or validate their
+arguments (`kitchen.toolbox`), or loop (`kitchen.harness`). The prompt-based protocols do not
+escape a result that itself contains their closing marker (a ``` or ``</result>``): the toy tools
+never return one, and the model reads the message as text anyway.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import json
+import re
+from typing import Any, Sequence
 
-from .parsing import NATIVE_FORMATS, ParseResult, parse_tool_calls
+from .parsing import FORMATS, NATIVE_FORMATS, ParseResult, parse_tool_calls
+from .schemas import as_schema
 from .toolbox import ToolResult
 
 
@@ -80,3 +125,375 @@ class NativeProtocol(Protocol):
 
 
 NATIVE = NativeProtocol()
+
+
+# --------------------------------------------------------------------------- reading a schema
+
+DEFAULT_SYSTEM = "You are a helpful assistant."
+
+_PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
+                 "array": "list", "object": "dict", "null": "None"}
+_EXAMPLE_IN_TEXT = re.compile(r'e\.g\.,?\s*"([^"\n]+)"')  # the toy tools' descriptions say e.g. "..."
+
+
+def _function(schema: dict) -> dict:
+    """The inner ``function`` part of a tool in any form `as_schema` accepts (a function, the
+    chat-template view, the MCP view)."""
+    return as_schema(schema)["function"]
+
+
+def _parameters(schema: dict) -> tuple[dict[str, dict], list[str]]:
+    """(properties, required) of a tool's schema, tolerant of missing pieces."""
+    params = _function(schema).get("parameters") or {}
+    properties = params.get("properties") or {}
+    required = [r for r in params.get("required") or [] if r in properties]
+    return properties, required
+
+
+def type_words(prop: dict) -> str:
+    """A parameter's JSON schema type in words.
+
+    >>> type_words({"type": "array", "items": {"type": "string"}})
+    'array of string'
+    >>> type_words({"type": "string", "enum": ["a", "b"]})
+    'string, one of "a", "b"'
+    """
+    kind = prop.get("type", "any")
+    words = " or ".join(kind) if isinstance(kind, list) else str(kind)
+    items = prop.get("items")
+    if words == "array" and isinstance(items, dict) and "type" in items:
+        words += f" of {type_words(items)}"
+    if isinstance(prop.get("enum"), list):
+        words += ", one of " + ", ".join(json.dumps(v) for v in prop["enum"])
+    return words
+
+
+def example_value(prop: dict) -> Any:
+    """A plausible value for a parameter, taken from its schema: an example, a default, the first
+    choice of an enum, a quoted value after "e.g." in a string's description, else a placeholder
+    of the right type.
+
+    >>> example_value({"type": "string", "description": 'A word, e.g. "sheep".'})
+    'sheep'
+    >>> example_value({"type": "integer"})
+    1
+    """
+    for key in ("examples", "enum"):
+        if isinstance(prop.get(key), list) and prop[key]:
+            return prop[key][0]
+    if "default" in prop:
+        return prop["default"]
+    kind = prop.get("type")
+    kind = kind[0] if isinstance(kind, list) and kind else kind
+    found = _EXAMPLE_IN_TEXT.search(str(prop.get("description", "")))
+    if kind in ("string", None) and found:
+        return found.group(1)
+    return {"integer": 1, "number": 1.5, "boolean": True, "array": [], "object": {}}.get(kind, "...")
+
+
+def example_arguments(schema: dict) -> dict[str, Any]:
+    """Arguments for an example call: the required parameters (or the first one, if none is)."""
+    properties, required = _parameters(schema)
+    names = required or list(properties)[:1]
+    return {name: example_value(properties[name]) for name in names}
+
+
+def plain_parameter(schema: dict) -> str | None:
+    """The parameter that a bare value fills in, the way `kitchen.parsing` reads a ``<call>`` body:
+    the one required parameter, or else the first parameter."""
+    properties, required = _parameters(schema)
+    if len(required) == 1:
+        return required[0]
+    return next(iter(properties), None)
+
+
+# --------------------------------------------------------------------------- prompt-based protocols
+
+class PromptProtocol(Protocol):
+    """A tool-calling protocol done entirely in text, for a model with no native tool calling.
+
+    A format fills in a few pieces: `name`, `own_formats` (the `kitchen.parsing` formats of its
+    strict detector), `stop`, `instructions` (how to call, how results come back), `write_call`
+    (one call as the format writes it) and `result_text` (one result as the model reads it). It
+    may also override `describe_tool` and `catalogue`. Wherever a schema is expected, any form
+    `kitchen.schemas.as_schema` accepts will do (the chat-template view, the MCP view, a function).
+
+    - `robust`: detect every format the parser knows (True), or only this protocol's own (False).
+    - `result_note`: a sentence after the results, as in `NativeProtocol` (same default, so
+      protocols can be compared on equal terms).
+    - `system`: the system prompt used when the conversation has none; the tools section follows it.
+    """
+
+    name = "prompt"
+    own_formats: tuple[str, ...] = ()
+    instructions = ""
+
+    def __init__(self, robust: bool = True, result_note: str = ANSWER_NOTE, system: str = DEFAULT_SYSTEM):
+        self.robust = robust
+        self.formats = tuple(FORMATS) if robust else tuple(self.own_formats)
+        self.result_note = result_note
+        self.system = system
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(robust={self.robust})"
+
+    # -- what the model reads
+
+    def write_call(self, schema: dict, arguments: dict) -> str:
+        """One call of the tool `schema` with `arguments`, written the way this format asks for."""
+        raise NotImplementedError
+
+    def result_text(self, result: ToolResult) -> str:
+        """One tool result, wrapped the way this format promises."""
+        raise NotImplementedError
+
+    def describe_tool(self, schema: dict) -> str:
+        """One tool's entry in the list of tools: its name, description and parameters."""
+        f = _function(schema)
+        properties, required = _parameters(schema)
+        lines = [f"### {f.get('name', '?')}", str(f.get("description", "")).strip() or "(no description)"]
+        if properties:
+            lines.append("Arguments:")
+            for pname, prop in properties.items():
+                need = "required" if pname in required else "optional"
+                about = str(prop.get("description", "")).strip()
+                lines.append(f'- "{pname}" ({type_words(prop)}, {need})' + (f": {about}" if about else ""))
+        else:
+            lines.append("Arguments: none.")
+        return "\n".join(lines)
+
+    def catalogue(self, schemas: Sequence[dict]) -> str:
+        """Every tool's entry, one after the other."""
+        return "\n\n".join(self.describe_tool(s) for s in schemas)
+
+    def tools_prompt(self, schemas: Sequence[dict]) -> str:
+        """The section this protocol adds to the system prompt: how to call, an example, the tools."""
+        first = schemas[0]
+        example = self.write_call(first, example_arguments(first))
+        return (f"# Tools\n\n{self.instructions}\n\nFor example:\n{example}\n\n"
+                f"The tools you can use:\n\n{self.catalogue(schemas)}")
+
+    def system_prompt(self, schemas: Sequence[dict], system: str | None = None) -> str:
+        """The exact system message the model reads: `system` (or the protocol's default), a blank
+        line, then `tools_prompt`. With no tools it is just `system`."""
+        base = self.system if system is None else system
+        if not schemas:
+            return base
+        return f"{base}\n\n{self.tools_prompt(schemas)}" if base else self.tools_prompt(schemas)
+
+    # -- the Protocol interface
+
+    def prepare(self, messages, schemas):
+        """The conversation with the tools described in its system message; no tools for the template."""
+        messages = list(messages)
+        if not schemas:
+            return messages, None
+        if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
+            first = {**messages[0], "content": self.system_prompt(schemas, messages[0]["content"])}
+            return [first] + messages[1:], None
+        return [{"role": "system", "content": self.system_prompt(schemas)}] + messages, None
+
+    def detect(self, text, schemas):
+        return parse_tool_calls(text, self.formats, tools=schemas)
+
+    def turn_messages(self, text, parsed, results):
+        """The model's text up to the end of its last call, then one user message with the results."""
+        body = "\n\n".join(self.result_text(r) for r in results)
+        if self.result_note:
+            body += f"\n\n{self.result_note}"
+        return [{"role": "assistant", "content": self.turn_text(text, parsed)},
+                {"role": "user", "content": body}]
+
+    def turn_text(self, text: str, parsed: ParseResult) -> str:
+        """`text` cut after its last call (and the stop string that closes it, such as a fence),
+        so that a result the model went on to invent never stays in the conversation. When
+        generation stopped at a stop string, nothing is cut."""
+        ends = [h.end for h in [*parsed.calls, *parsed.errors] if h.end > 0]
+        if not ends:
+            return text
+        end = max(ends)
+        for stop in self.stop:
+            at = text.find(stop, max(0, end - len(stop)))
+            if at != -1 and not text[end:at].strip():
+                end = max(end, at + len(stop))
+        return text[:end]
+
+
+class FencedJSONProtocol(PromptProtocol):
+    """Calls as JSON in a ```tool_call block; results in a ```tool_result block.
+
+    >>> from kitchen.tools import calculator
+    >>> from kitchen.schemas import tool_schema
+    >>> print(FencedJSONProtocol().write_call(tool_schema(calculator), {"expression": "2 + 2"}))
+    ```tool_call
+    {"name": "calculator", "arguments": {"expression": "2 + 2"}}
+    ```
+    """
+
+    name = "fenced_json"
+    own_formats = ("tool_call_fence",)
+    # The object's closing brace, then the fence: the opening fence cannot match this.
+    stop = ("}\n```",)
+    instructions = (
+        "You can use the tools listed below. To use one, write a ```tool_call block that holds a "
+        'single JSON object with the keys "name" (the tool) and "arguments" (an object of its '
+        "arguments), then stop: write nothing after the block, and never write a tool's result "
+        "yourself. The application runs the tool and sends you what it returned in the next "
+        "message, inside a ```tool_result block. If you need no tool, or once you have what you "
+        "need, answer the user in plain words, without a block.")
+
+    def write_call(self, schema, arguments):
+        call = json.dumps({"name": _function(schema)["name"], "arguments": arguments}, ensure_ascii=False)
+        return f"```tool_call\n{call}\n```"
+
+    def result_text(self, result):
+        return f"```tool_result\n{result.content}\n```"
+
+
+class PythonCallProtocol(PromptProtocol):
+    """Calls as Python in a ```python block; the tools shown as Python signatures with docstrings.
+
+    The call is read with `ast` by the parser's ``python`` format, never run as Python: only plain
+    values are accepted, and positional values are mapped through the schema's parameter order.
+
+    >>> from kitchen.tools import search_rhymes
+    >>> from kitchen.schemas import tool_schema
+    >>> PythonCallProtocol().signature(tool_schema(search_rhymes))
+    'def search_rhymes(query: str, limit: int | None = None):'
+    """
+
+    name = "python"
+    own_formats = ("python",)
+    stop = (")\n```",)
+    instructions = (
+        "You can use the tools listed below; they are written as Python functions. To use one, "
+        "write a single call in a ```python block, with a name for every argument and plain "
+        "values only (strings in double quotes, numbers, True, False, None, lists, dicts), then "
+        "stop: write nothing after the block, and never write a tool's result yourself. The call "
+        "is not run as Python: the application reads it, runs the tool, and sends you what it "
+        "returned in the next message, inside an ```output block. If you need no tool, or once you "
+        "have what you need, answer the user in plain words, without a block.")
+
+    def write_call(self, schema, arguments):
+        args = ", ".join(f"{k}={_python_literal(v)}" for k, v in arguments.items())
+        return f"```python\n{_function(schema)['name']}({args})\n```"
+
+    def result_text(self, result):
+        return f"```output\n{result.content}\n```"
+
+    def signature(self, schema: dict) -> str:
+        """The ``def`` line of a tool: its parameters with Python types, optional ones `= None`."""
+        properties, required = _parameters(schema)
+        parts = []
+        for pname, prop in properties.items():
+            kind = _python_type(prop)
+            if pname in required:
+                parts.append(f"{pname}: {kind}")
+            elif "default" in prop:
+                parts.append(f"{pname}: {kind} = {_python_literal(prop['default'])}")
+            else:
+                optional = kind if "None" in kind.split(" | ") else f"{kind} | None"
+                parts.append(f"{pname}: {optional} = None")
+        names = list(properties)
+        first_optional = next((i for i, n in enumerate(names) if n not in required), len(names))
+        if any(names.index(r) > first_optional for r in required):
+            parts.insert(0, "*")  # a required parameter after an optional one is legal only keyword-only
+        return f"def {_function(schema)['name']}({', '.join(parts)}):"
+
+    def describe_tool(self, schema):
+        f = _function(schema)
+        properties, required = _parameters(schema)
+        doc = [str(f.get("description", "")).strip() or "(no description)"]
+        if properties:
+            doc += ["", "Args:"]
+            for pname, prop in properties.items():
+                about = str(prop.get("description", "")).strip()
+                flag = "" if pname in required else "(optional) "
+                doc.append(f"    {pname}: {flag}{about}".rstrip())
+        text = "\n".join(f"    {line}" if line else "" for line in doc).replace('"""', '\\"\\"\\"')
+        return f'{self.signature(schema)}\n    """{text.lstrip()}\n    """'
+
+    def catalogue(self, schemas):
+        return "```python\n" + "\n\n\n".join(self.describe_tool(s) for s in schemas) + "\n```"
+
+
+def _python_type(prop: dict) -> str:
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " | ".join(_PYTHON_TYPES.get(k, "object") for k in kind) or "object"
+    if kind == "array" and isinstance(prop.get("items"), dict) and "type" in prop["items"]:
+        return f"list[{_python_type(prop['items'])}]"
+    return _PYTHON_TYPES.get(kind, "object")
+
+
+def _python_literal(value: Any) -> str:
+    """A JSON value as Python source: strings in double quotes, True/False/None."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid Python string literal
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_python_literal(str(k))}: {_python_literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+class CallTagProtocol(PromptProtocol):
+    """The simplified form ``<call calculator>1234 * 5678</call>``; results as ``<result name>...</result>``.
+
+    The body is the value of the tool's one plain parameter (see `plain_parameter`), or a JSON
+    object of arguments when there are several.
+
+    >>> from kitchen.tools import search_rhymes
+    >>> from kitchen.schemas import tool_schema
+    >>> print(CallTagProtocol().write_call(tool_schema(search_rhymes), {"query": "star", "limit": 1}))
+    <call search_rhymes>{"query": "star", "limit": 1}</call>
+    """
+
+    name = "call_tag"
+    own_formats = ("call_tag",)
+    stop = ("</call>",)
+    instructions = (
+        "You can use the tools listed below. To use one, write <call NAME>INPUT</call>, with the "
+        "tool's name in place of NAME, then stop: write nothing after it, and never write a tool's "
+        "result yourself. INPUT is the value of the tool's main argument as plain text, without "
+        "quotes; to give more than one argument, write them as a JSON object instead. The "
+        "application runs the tool and sends you what it returned in the next message, as "
+        "<result NAME>...</result>. If you need no tool, or once you have what you need, answer "
+        "the user in plain words, without tags.")
+
+    def write_call(self, schema, arguments):
+        name = _function(schema)["name"]
+        plain = plain_parameter(schema)
+        if not arguments:
+            body = ""
+        elif list(arguments) == [plain] and isinstance(arguments[plain], str) and not arguments[plain].lstrip().startswith("{"):
+            body = arguments[plain]
+        else:
+            body = json.dumps(arguments, ensure_ascii=False)
+        return f"<call {name}>{body}</call>"
+
+    def result_text(self, result):
+        opener = "<result>" if result.name == "?" else f"<result {result.name}>"  # "?": a call that failed to parse
+        return f"{opener}{result.content}</result>"
+
+    def describe_tool(self, schema):
+        properties, _ = _parameters(schema)
+        plain = plain_parameter(schema)
+        if not properties:
+            usage = "INPUT: nothing, <call NAME></call>."
+        elif len(properties) == 1:
+            usage = f'INPUT: the value of "{plain}".'
+        else:
+            usage = f'INPUT: the value of "{plain}", or a JSON object of arguments.'
+        return f"{super().describe_tool(schema)}\n{usage.replace('NAME', _function(schema).get('name', '?'))}"
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    "native": NATIVE,
+    "fenced_json": FencedJSONProtocol(),
+    "python": PythonCallProtocol(),
+    "call_tag": CallTagProtocol(),
+}
+"""One protocol of each kind, by name (the prompt-based ones with robust detection)."""

@@ -52,7 +52,7 @@ def search_rhymes(query: str, limit: int = 3) -> list[str]:
 TOOLS = [calculator, search_rhymes]
 SCHEMAS = [as_schema(t) for t in TOOLS]  # the same tools as schema dicts (cheaper in the property tests)
 
-# What the offline packs really wrote for "What is 1234 × 5678?" with a calculator tool (FACTS.md).
+# What the offline packs really wrote for "What is 1234 × 5678?" with a calculator tool.
 BARE_JSON_05B = '{"name": "calculator", "arguments": {"expression": "1234 * 5678"}}'
 FENCED_JSON_15B = '```json\n{\n  "name": "calculator",\n  "arguments": {\n    "expression": "1234 * 5678"\n  }\n}\n```'
 MULTIPLY = {"expression": "1234 * 5678"}

@@ -1,0 +1,64 @@
+"""What chapter 05's MCP server and client agree on, beyond what the SDK already fixes.
+
+- `PROTOCOL_VERSION`, the MCP revision the chapter teaches: **2025-11-25**. It is the newest
+  revision still reached through the `initialize` handshake, and in it the server may send
+  `notifications/tools/list_changed` to a stdio client whenever it likes, as a plain JSON-RPC
+  notification. The SDK also speaks 2026-07-28, where there is no handshake and change
+  notifications only travel on a `subscriptions/listen` stream the client opened first; the SDK
+  drops a bare one on the stdio pipe. The client (`kitchen.mcp.client`) offers exactly this
+  version and refuses a server that answers with another.
+- `META_PREFIX`: the `_meta` keys the application uses for what it supplies itself (the signed-in
+  user) and for the kind of error a tool result reports. MCP reserves `_meta` for metadata and
+  asks for a prefix on custom keys (`llm-kitchen/user_id`).
+- `AGENT_ONLY_TOOLS`: tools that live on the server but that the model never sees.
+- `server_command()`: the command line that starts the server (`python -m kitchen.mcp`).
+
+This module does no input or output; it only names things.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+PROTOCOL_VERSION = "2025-11-25"
+assert PROTOCOL_VERSION in HANDSHAKE_PROTOCOL_VERSIONS, "the installed mcp SDK no longer speaks 2025-11-25"
+
+SERVER_NAME = "llm-kitchen-tools"
+SERVER_VERSION = "0.1.0"
+CLIENT_NAME = "llm-kitchen-harness"
+
+META_PREFIX = "llm-kitchen/"
+ERROR_KIND_KEY = META_PREFIX + "error_kind"  # in a CallToolResult's _meta: "invalid_arguments", ...
+
+# On the server, listed by tools/list; hidden from the model by the client adapter.
+AGENT_ONLY_TOOLS = ("save_memory", "enable_weather")
+# Only on a server started with --faults.
+FAULT_TOOLS = ("stall", "crash")
+
+
+def context_key(key: str) -> str:
+    """The `_meta` key that carries one value of the application's session.
+
+    >>> context_key("user_id")
+    'llm-kitchen/user_id'
+    """
+    return META_PREFIX + key
+
+
+def server_command(*, faults: bool = False, http: bool = False, port: int | None = None,
+                   python: str | None = None) -> list[str]:
+    """The command that starts chapter 05's MCP server, with this interpreter by default.
+
+    >>> server_command(faults=True)[1:]
+    ['-m', 'kitchen.mcp', '--faults']
+    """
+    command = [python or sys.executable, "-m", "kitchen.mcp"]
+    if faults:
+        command.append("--faults")
+    if http:
+        command.append("--http")
+    if port is not None:
+        command += ["--port", str(port)]
+    return command

@@ -1,0 +1,229 @@
+"""Chapter 05's MCP server: the toy tools, and a few more, behind the official SDK's low-level `Server`.
+
+Started as its own process, `python -m kitchen.mcp`, it speaks newline-delimited JSON-RPC 2.0 on
+stdin/stdout (or streamable HTTP on localhost with `--http --port N`). The chapter teaches
+protocol revision 2025-11-25 (`kitchen.mcp.conventions.PROTOCOL_VERSION`).
+
+What it offers in `tools/list`, each schema built from a Python function by
+`kitchen.schemas.tool_schema` (the `inputSchema` is exactly `to_mcp(tool_schema(fn))["inputSchema"]`;
+the SDK's own schema generation is not used):
+
+- the five toy tools of `kitchen.tools`;
+- `save_memory(note)`, an agent-only tool: the application's memory, a list in this process;
+- `enable_weather()`, an application switch that adds `get_weather(location)` mid-session and
+  then sends `notifications/tools/list_changed`;
+- `my_notes(query)`, whose `user_id` is injected: it never appears in the schema, and the server
+  reads it from the call's `_meta["llm-kitchen/user_id"]`, which the application writes from its
+  session. A `user_id` in the arguments (that is, written by the model) is refused;
+- with `--faults` only: `stall` (never answers in time) and `crash` (the process dies mid-call).
+
+Agent-only tools are listed like any other: hiding them from the model is the client's job
+(`kitchen.mcp.client.MCPToolbox`), because the server cannot tell who wrote a call.
+
+Every `tools/call` is checked before anything runs. Arguments that fail the `inputSchema`
+(unknown names included) come back as a result with `isError: true` and a sentence the model can
+act on, never as a crash; so does an exception in the tool. Following the 2025-11-25 spec, only
+an unknown tool name is a JSON-RPC error (-32602). Each error result also carries its kind in
+`_meta["llm-kitchen/error_kind"]` ("invalid_arguments", "injected_argument", "missing_context",
+"tool_error"), so the client can report the same kinds as `kitchen.toolbox.LocalToolbox`.
+
+What this module does not do: hide tools, enforce timeouts (the client does both), or authenticate
+anyone: over stdio, the process that started the server is its only client, and it is trusted.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable
+
+import anyio
+import anyio.to_thread
+import mcp.types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.shared.exceptions import MCPError
+
+from kitchen.schemas import injected_params, to_mcp, tool_schema
+from kitchen.toolbox import as_content, validation_error
+from kitchen.tools import TOY_TOOLS
+
+from .conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, context_key
+from .server_tools import crash, get_weather, my_notes, stall
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = ("Toy tools for the LLM Kitchen tutorial: a calculator, six nursery rhymes, a word "
+                "counter, a pretend web and a pretend file tree.")
+
+
+@dataclass
+class ServerTool:
+    """One tool as the server holds it: the function, its MCP view, and its injected parameters."""
+
+    fn: Callable
+    mcp: dict[str, Any]  # {"name", "description", "inputSchema"}, as tools/list sends it
+    injected: dict[str, str] = field(default_factory=dict)  # parameter -> context key
+
+    @classmethod
+    def from_function(cls, fn: Callable) -> "ServerTool":
+        return cls(fn, to_mcp(tool_schema(fn)), {p: m.key for p, m in injected_params(fn).items()})
+
+    @property
+    def name(self) -> str:
+        return self.mcp["name"]
+
+
+def text_result(text: str, error_kind: str | None = None) -> types.CallToolResult:
+    """A tools/call result with one text part; an error kind makes it `isError: true`."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                is_error=error_kind is not None,
+                                _meta={ERROR_KIND_KEY: error_kind} if error_kind else None)
+
+
+class ListChangingServer(Server):
+    """The SDK's low-level `Server`, announcing `tools.listChanged: true` in its capabilities.
+
+    The SDK only sets that flag when asked at `create_initialization_options()` time; asking here
+    covers every transport, including the HTTP session manager, which calls it itself.
+    """
+
+    def create_initialization_options(self, notification_options: NotificationOptions | None = None,
+                                      *args: Any, **kwargs: Any):
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+
+class KitchenServer:
+    """The tools, the server's own state (memory, switches), and the SDK `Server` that serves them.
+
+    >>> kitchen = KitchenServer(faults=True)
+    >>> [t["name"] for t in kitchen.listing()][-2:]
+    ['stall', 'crash']
+    """
+
+    def __init__(self, *, faults: bool = False):
+        self.faults = faults
+        self.memory: list[str] = []
+        self.tools: dict[str, ServerTool] = {}
+        for fn in [*TOY_TOOLS, my_notes, self.save_memory, self.enable_weather]:
+            self.add_tool(fn)
+        if faults:
+            self.add_tool(stall)
+            self.add_tool(crash)
+        self._list_changed = False
+        self.server: Server = ListChangingServer(SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS,
+                                     on_list_tools=self._on_list_tools, on_call_tool=self._on_call_tool)
+
+    # -- the tools that act on the server itself ------------------------------------------------
+
+    def save_memory(self, note: str) -> str:
+        """Save a note to the assistant's long-term memory, for later conversations.
+
+        Args:
+            note: The note to keep, in one sentence.
+        """
+        self.memory.append(note)
+        return f"Saved to memory (note {len(self.memory)}): {note}"
+
+    def enable_weather(self) -> str:
+        """Switch on the get_weather tool on this server. The application calls this; the other
+        tools see the change through notifications/tools/list_changed.
+        """
+        if "get_weather" in self.tools:
+            return "get_weather is already on."
+        self.add_tool(get_weather)
+        return "get_weather is on."
+
+    # -- the registry ----------------------------------------------------------------------------
+
+    def add_tool(self, fn: Callable) -> ServerTool:
+        """Offer `fn` as a tool; clients hear about it with notifications/tools/list_changed."""
+        tool = ServerTool.from_function(fn)
+        self.tools[tool.name] = tool
+        self._list_changed = True
+        return tool
+
+    def listing(self) -> list[dict[str, Any]]:
+        """The tools as `tools/list` sends them (MCP view)."""
+        return [json.loads(json.dumps(t.mcp)) for t in self.tools.values()]
+
+    def initialization_options(self):
+        """What `initialize` answers: server info, instructions and capabilities."""
+        return self.server.create_initialization_options()
+
+    # -- the handlers the SDK calls ----------------------------------------------------------------
+
+    async def _on_list_tools(self, ctx: ServerRequestContext, params: types.PaginatedRequestParams | None):
+        # A plain dict, so the schemas go out exactly as tool_schema built them.
+        return {"tools": self.listing()}
+
+    async def _on_call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams):
+        self._list_changed = False
+        result = await self.run_tool(params.name, dict(params.arguments or {}), dict(params.meta or {}))
+        if self._list_changed:
+            # Tied to this request, so the notification reaches the client before the result
+            # (over HTTP it rides the same response stream).
+            await ctx.session.send_notification(types.ToolListChangedNotification(),
+                                                related_request_id=ctx.request_id)
+            self._list_changed = False
+        return result
+
+    async def run_tool(self, name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> types.CallToolResult:
+        """Check one call against the tool's schema, fill in injected values from `meta`, run it."""
+        tool = self.tools.get(name)
+        if tool is None:
+            raise MCPError(code=types.INVALID_PARAMS,
+                           message=f"Unknown tool: {name}. Tools on this server: {', '.join(self.tools)}")
+        for param in tool.injected:
+            if param in arguments:
+                return text_result(f"{param!r} is set by the application, not by you; "
+                                   f"call {name} again without it.", "injected_argument")
+        schema = tool.mcp["inputSchema"]
+        if problem := validation_error(schema, arguments):
+            return text_result(f"the arguments for {name} do not fit its schema: {problem}. "
+                               f"Expected: {json.dumps(schema)}", "invalid_arguments")
+        kwargs = dict(arguments)
+        for param, key in tool.injected.items():
+            value = meta.get(context_key(key))
+            if value in (None, ""):
+                return text_result(f"the application has no {key!r} to give {name} "
+                                   f"(nothing in _meta[{context_key(key)!r}]).", "missing_context")
+            kwargs[param] = value
+        try:
+            if inspect.iscoroutinefunction(tool.fn):
+                value = await tool.fn(**kwargs)
+            elif getattr(tool.fn, "__self__", None) is self:
+                value = tool.fn(**kwargs)  # the server's own state: stay on the event loop
+            else:
+                value = await anyio.to_thread.run_sync(partial(tool.fn, **kwargs))
+        except Exception as err:  # noqa: BLE001 - a failing tool is a result, not a crash
+            return text_result(f"{name} failed: {type(err).__name__}: {err}", "tool_error")
+        return text_result(as_content(value))
+
+
+def build_server(*, faults: bool = False) -> KitchenServer:
+    return KitchenServer(faults=faults)
+
+
+async def serve_stdio(kitchen: KitchenServer) -> None:
+    """Serve one client on this process's stdin/stdout until stdin closes."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await kitchen.server.run(read_stream, write_stream, kitchen.initialization_options())
+
+
+async def serve_http(kitchen: KitchenServer, *, host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Serve streamable HTTP at http://host:port/mcp (localhost only by default).
+
+    All sessions share this process, so they share its memory and its switches.
+    """
+    import uvicorn
+
+    app = kitchen.server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    await uvicorn.Server(config).serve()

@@ -1,0 +1,190 @@
+"""Speed of the live model on this machine, printed as tables with ratios.
+
+    python scripts/benchmark.py                 # everything below, 0.5B pack
+    python scripts/benchmark.py --only decode   # one section: load, decode, cache
+
+Sections:
+- load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
+  cache folder) against a warm load from the cache; each in a fresh process.
+- decode: the same chat prompt and 128 greedy tokens per engine setting (float32, bfloat16):
+  decode tokens/s, time to first token (pre-fill), peak memory; median of 3 runs, fresh process each.
+- cache: a harness turn after a tool result, with the KV cache of the previous turn reused
+  (only the new tokens pre-filled) against a full re-prefill.
+
+Every measurement runs in its own process (`--worker`), so load times and peak memory are clean.
+Numbers are measured here, never typed in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROMPT = [{"role": "user", "content": "Explain, step by step, how long multiplication works, with an example."}]
+NEW_TOKENS = 128
+RUNS = 3
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# ---------------------------------------------------------------------------------------------
+# Workers: run in a child process, print one JSON line
+
+
+def worker_load(tier: str, dtype: str) -> dict:
+    t0 = time.perf_counter()
+    import torch  # noqa: F401
+    import transformers.models.qwen2.modeling_qwen2  # noqa: F401
+
+    from kitchen.models import load_model
+
+    t1 = time.perf_counter()
+    load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
+    t2 = time.perf_counter()
+    return {"imports_s": t1 - t0, "load_s": t2 - t1, "peak_mb": peak_mb()}
+
+
+def worker_decode(tier: str, dtype: str) -> dict:
+    from kitchen.models import load_model
+
+    model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
+    model.generate(PROMPT, max_new_tokens=8, reuse_cache=False)  # warm-up
+    runs = []
+    for _ in range(RUNS):
+        gen = model.generate(PROMPT, max_new_tokens=NEW_TOKENS, reuse_cache=False)
+        runs.append({"tokens": gen.new_tokens, "prefill_s": gen.prefill_seconds,
+                     "decode_tok_s": gen.tokens_per_second})
+    return {"prompt_tokens": len(gen.prompt_ids), "new_tokens": statistics.median(r["tokens"] for r in runs),
+            "prefill_s": statistics.median(r["prefill_s"] for r in runs),
+            "decode_tok_s": statistics.median(r["decode_tok_s"] for r in runs),
+            "model": model.describe(), "peak_mb": peak_mb()}
+
+
+def worker_cache(tier: str, dtype: str) -> dict:
+    from kitchen.harness import run_harness
+    from kitchen.models import load_model
+    from kitchen.tools import calculator
+
+    model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
+    question = [{"role": "user", "content": "What is 1234 × 5678?"}]
+    trace = run_harness(model, question, [calculator], max_steps=2)  # the real two turns
+    second_messages = trace.messages[:-1] if trace.stop_reason == "answer" else trace.messages
+    from kitchen.schemas import as_schema
+
+    tools = [as_schema(calculator)]
+    out = {"reuse": [], "fresh": []}
+    for _ in range(RUNS):
+        for mode in ("reuse", "fresh"):
+            model.generate(question, tools, stop=["</tool_call>"], reuse_cache=False)  # turn 1 fills the cache
+            gen = model.generate(second_messages, tools, stop=["</tool_call>"], reuse_cache=(mode == "reuse"))
+            out[mode].append({"ttft_s": gen.prefill_seconds, "total_s": gen.seconds,
+                              "prefilled": gen.prefilled_tokens, "prompt": len(gen.prompt_ids),
+                              "new": gen.new_tokens})
+    return {mode: {k: statistics.median(r[k] for r in runs) for k in runs[0]} for mode, runs in out.items()}
+
+
+WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache}
+
+
+def run_worker(name: str, tier: str, dtype: str, env: dict | None = None) -> dict:
+    cmd = [sys.executable, __file__, "--worker", name, "--tier", tier, "--dtype", dtype]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=ROOT)
+    if proc.returncode != 0:
+        raise RuntimeError(f"worker {name} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Sections: run workers, print tables
+
+
+def table(header: list[str], rows: list[list]) -> str:
+    cells = [[str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in cells]
+    return "\n".join(lines)
+
+
+def section_load(tier: str, dtype: str) -> None:
+    with tempfile.TemporaryDirectory() as empty:
+        cold = run_worker("load", tier, dtype, {"KITCHEN_CACHE": empty})
+    warm = [run_worker("load", tier, dtype) for _ in range(RUNS)]
+    warm_s = statistics.median(w["load_s"] for w in warm)
+    imports = statistics.median(w["imports_s"] for w in warm)
+    print(f"\n## Load ({tier}, {dtype}); libraries imported first ({imports:.1f} s, once per session)\n")
+    print(table(["load", "seconds", "peak memory", "vs warm"], [
+        ["first ever (assemble, verify, de-quantize, save, load)", f"{cold['load_s']:.1f}",
+         f"{cold['peak_mb']:,.0f} MB", f"{cold['load_s'] / warm_s:.0f}x"],
+        ["warm (from the cached folder), median of 3", f"{warm_s:.2f}",
+         f"{statistics.median(w['peak_mb'] for w in warm):,.0f} MB", "1x"],
+    ]))
+
+
+def section_decode(tier: str, dtype: str) -> dict:
+    rows, results = [], {}
+    for setting in ("float32", "bfloat16"):
+        r = run_worker("decode", tier, setting)
+        results[setting] = r
+    base = results["float32"]["decode_tok_s"]
+    for setting, r in results.items():
+        rows.append([setting, f"{r['decode_tok_s']:.1f}", f"{r['decode_tok_s'] / base:.2f}x",
+                     f"{r['prefill_s'] * 1000:.0f} ms", f"{r['peak_mb']:,.0f} MB", f"{r['new_tokens']:.0f}"])
+    print(f"\n## Decode ({tier}; {results['float32']['prompt_tokens']}-token chat prompt, "
+          f"{NEW_TOKENS} greedy tokens, median of {RUNS}, {os.cpu_count()} CPUs)\n")
+    print(table(["engine setting", "decode tokens/s", "vs float32", "time to first token", "peak memory",
+                 "tokens"], rows))
+    return results
+
+
+def section_cache(tier: str, dtype: str) -> None:
+    r = run_worker("cache", tier, dtype)
+    reuse, fresh = r["reuse"], r["fresh"]
+    print(f"\n## KV-cache reuse in a harness turn ({tier}, {dtype}; the call after a tool result, "
+          f"median of {RUNS})\n")
+    print(table(["second call", "prompt tokens", "pre-filled", "time to first token", "total", "new tokens"], [
+        ["reusing the first call's cache", reuse["prompt"], reuse["prefilled"], f"{reuse['ttft_s'] * 1000:.0f} ms",
+         f"{reuse['total_s']:.2f} s", reuse["new"]],
+        ["full re-prefill", fresh["prompt"], fresh["prefilled"], f"{fresh['ttft_s'] * 1000:.0f} ms",
+         f"{fresh['total_s']:.2f} s", fresh["new"]],
+    ]))
+    print(f"\nratio (re-prefill / reuse): time to first token {fresh['ttft_s'] / reuse['ttft_s']:.1f}x, "
+          f"total {fresh['total_s'] / reuse['total_s']:.2f}x")
+
+
+SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+    parser.add_argument("--tier", default="0.5b")
+    parser.add_argument("--dtype", default=None, help="dtype for load and cache (default: best for this CPU)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.worker:
+        print(json.dumps(WORKERS[args.worker](args.tier, args.dtype)))
+        return
+    from kitchen.models import best_dtype
+
+    dtype = args.dtype or best_dtype()
+    print(f"# Benchmark · {args.tier} offline pack · {time.strftime('%Y-%m-%d %H:%M')} · "
+          f"{os.cpu_count()} CPUs · default dtype here: {best_dtype()}")
+    for name in args.only.split(","):
+        SECTIONS[name.strip()](args.tier, dtype)
+
+
+if __name__ == "__main__":
+    main()
