@@ -132,3 +132,13 @@ def edit_schema(schema: dict[str, Any], *, description: str | None = None,
         params["properties"][name] = {"type": json_type, "description": text}
         params.setdefault("required", []).append(name)
     return out
+
+
+def preview_tools(model, schemas: Sequence[dict], messages: Sequence[dict] | None = None) -> tuple[str, int]:
+    """The `<tools>` block the model would read for these schemas, and the prompt's token count.
+
+    The logic behind chapter 02's schema editor.
+    """
+    messages = list(messages or [{"role": "user", "content": "Hello"}])
+    prompt = model.render(messages, list(schemas))
+    return tools_block(prompt), len(model.encode(prompt))

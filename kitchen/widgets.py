@@ -139,3 +139,148 @@ def _on_event(pane: StreamPane, event: Event) -> None:
         pane.write(f"\n→ {r.name}: {r.content}\n", f"color:{colour};font-weight:bold")
     elif event.kind == "cap":
         pane.write("\n" + event.data["answer"], "color:#b00")
+
+
+def schema_editor(model, tool, messages=None) -> w.VBox:
+    """Edit a tool's description, add or remove a parameter: the `<tools>` block and the prompt's
+    token count update as you type. Logic: `kitchen.prompts.edit_schema` and `preview_tools`."""
+    from .prompts import edit_schema, preview_tools
+    from .schemas import as_schema
+
+    original = as_schema(tool)
+    state = {"schema": original}
+    base_block, base_tokens = preview_tools(model, [original], messages)
+    description = w.Textarea(value=original["function"]["description"], description="Description",
+                             layout=w.Layout(width="95%", height="90px"))
+    description.add_class("kitchen-description")
+    params = w.Dropdown(options=list(original["function"]["parameters"]["properties"]), description="Parameter")
+    remove = w.Button(description="Remove")
+    new_name = w.Text(placeholder="name", description="New", layout=w.Layout(width="220px"))
+    new_type = w.Dropdown(options=["string", "integer", "number", "boolean"], layout=w.Layout(width="110px"))
+    new_text = w.Text(placeholder="what it means", layout=w.Layout(width="300px"))
+    add = w.Button(description="Add")
+    reset = w.Button(description="Reset")
+    count = w.HTML()
+    count.add_class("kitchen-token-count")
+    block = w.HTML()
+    problem = w.HTML()
+
+    def show() -> None:
+        text, tokens = preview_tools(model, [state["schema"]], messages)
+        delta = tokens - base_tokens
+        count.value = (f"<b>{tokens:,} prompt tokens</b> ({'+' if delta >= 0 else ''}{delta} against the "
+                       f"original's {base_tokens:,})")
+        block.value = f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre>'
+        params.options = list(state["schema"]["function"]["parameters"]["properties"])
+
+    def on_description(change) -> None:
+        state["schema"] = edit_schema(state["schema"], description=change["new"])
+        show()
+
+    def on_remove(_) -> None:
+        if params.value:
+            state["schema"] = edit_schema(state["schema"], remove=params.value)
+            show()
+
+    def on_add(_) -> None:
+        try:
+            state["schema"] = edit_schema(state["schema"], add=(new_name.value.strip(), new_type.value,
+                                                                new_text.value.strip()))
+            problem.value = ""
+        except ValueError as err:
+            problem.value = f"<span style='color:#b00'>{html.escape(str(err))}</span>"
+        show()
+
+    def on_reset(_) -> None:
+        state["schema"] = original
+        description.value = original["function"]["description"]
+        show()
+
+    description.observe(on_description, names="value")
+    remove.on_click(on_remove)
+    add.on_click(on_add)
+    reset.on_click(on_reset)
+    show()
+    ui = w.VBox([description, w.HBox([params, remove, reset]), w.HBox([new_name, new_type, new_text, add]),
+                 problem, count, block])
+    ui.add_class("kitchen-schema-editor")
+    return ui
+
+
+PHASES = {"generated": "1 · generate", "parsed": "2 · parse", "result": "3 · run", "appended": "4 · append",
+          "answer": "done: the answer", "cap": "done: the cap"}
+
+
+def _messages_html(messages) -> str:
+    rows = []
+    for m in messages:
+        content = m.get("content") or ""
+        if m.get("tool_calls"):
+            content += " ".join(f"[call {c['function']['name']}({c['function']['arguments']})]" for c in m["tool_calls"])
+        rows.append(f"<tr><td style='vertical-align:top;padding:1px 6px'><b>{html.escape(m['role'])}</b></td>"
+                    f"<td style='padding:1px 6px'><pre style='margin:0;white-space:pre-wrap'>"
+                    f"{html.escape(content[:400])}</pre></td></tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def harness_debugger(harness, messages) -> w.VBox:
+    """Step through a harness run: each Next shows one phase (generate, parse, run, append)."""
+    events = harness.events(messages)
+    next_button = w.Button(description="Next ▶", button_style="primary")
+    next_button.add_class("kitchen-next")
+    finish = w.Button(description="Run to the end")
+    status = w.HTML("<b>Press Next to generate the first reply.</b>")
+    status.add_class("kitchen-debugger-status")
+    detail = w.HTML()
+    conversation = w.HTML()
+    state = {"done": False}
+
+    def advance(_=None) -> bool:
+        """Run events up to the next phase worth showing; False when the run is over."""
+        if state["done"]:
+            return False
+        for event in events:
+            if event.kind == "prompt":
+                state["added"] = event.data["added"]
+                continue
+            if event.kind == "token":
+                continue
+            show(event)
+            if event.kind in ("answer", "cap"):
+                state["done"] = True
+                next_button.disabled = finish.disabled = True
+            return True
+        state["done"] = True
+        return False
+
+    def show(event) -> None:
+        status.value = f"<b>Step {event.step} · {PHASES[event.kind]}</b>"
+        if event.kind == "generated":
+            g = event.data["generation"]
+            body = (f"<p>The new part of the prompt ({len(state.get('added', ''))} characters):</p>"
+                    f"<pre style='white-space:pre-wrap;background:#f4f4f4;color:#111'>"
+                    f"{html.escape(state.get('added', ''))}</pre>"
+                    f"<p>The model wrote {g.new_tokens} tokens in {g.seconds:.1f} s "
+                    f"(prompt {len(g.prompt_ids):,} tokens, {g.prefilled_tokens:,} pre-filled), "
+                    f"stopped by {g.stop_reason}:</p><pre style='white-space:pre-wrap'>{html.escape(g.text)}</pre>")
+        elif event.kind == "parsed":
+            p = event.data["parsed"]
+            lines = [f"call {c.name}({c.arguments}) · found as {c.format}" for c in p.calls]
+            lines += [f"error {e.kind}: {e.message}" for e in p.errors]
+            body = "<pre>" + html.escape("\n".join(lines) or "no call: the text is the answer") + "</pre>"
+        elif event.kind == "result":
+            r = event.data["result"]
+            body = (f"<pre style='white-space:pre-wrap'>{html.escape(r.name)} → "
+                    f"{'ok' if r.ok else r.error_kind}\n{html.escape(r.content)}</pre>")
+        elif event.kind == "appended":
+            body = "<p>Appended to the conversation:</p>" + _messages_html(event.data["messages"])
+        else:
+            body = f"<pre style='white-space:pre-wrap'>{html.escape(event.data['answer'])}</pre>"
+        detail.value = body
+        conversation.value = "<p><b>The conversation so far</b></p>" + _messages_html(event.trace.messages)
+
+    next_button.on_click(advance)
+    finish.on_click(lambda _: [None for _ in iter(advance, False)])
+    ui = w.VBox([w.HBox([next_button, finish]), status, detail, conversation])
+    ui.add_class("kitchen-debugger")
+    return ui

@@ -14,7 +14,11 @@ the SDK's own schema generation is not used):
   then sends `notifications/tools/list_changed`;
 - `my_notes(query)`, whose `user_id` is injected: it never appears in the schema, and the server
   reads it from the call's `_meta["llm-kitchen/user_id"]`, which the application writes from its
-  session. A `user_id` in the arguments (that is, written by the model) is refused;
+  session. A `user_id` in the arguments (that is, written by the model) is refused. Why `_meta`:
+  a `tools/call` carries two things, `arguments`, which the model wrote, and `_meta`, which only
+  the client program fills in (the SDK's `call_tool(meta=...)`; the server reads `params.meta`).
+  So the model can neither see nor forge it. Over HTTP, a real deployment would take the user
+  from the transport's authentication instead (a bearer token), not from anything in the message;
 - with `--faults` only: `stall` (never answers in time) and `crash` (the process dies mid-call).
 
 Agent-only tools are listed like any other: hiding them from the model is the client's job
@@ -35,7 +39,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import logging
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
@@ -45,6 +48,7 @@ import anyio.to_thread
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 
 from kitchen.schemas import injected_params, to_mcp, tool_schema
@@ -53,8 +57,6 @@ from kitchen.tools import TOY_TOOLS
 
 from .conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, context_key
 from .server_tools import crash, get_weather, my_notes, stall
-
-logger = logging.getLogger(__name__)
 
 INSTRUCTIONS = ("Toy tools for the LLM Kitchen tutorial: a calculator, six nursery rhymes, a word "
                 "counter, a pretend web and a pretend file tree.")
@@ -92,7 +94,7 @@ class ListChangingServer(Server):
     """
 
     def create_initialization_options(self, notification_options: NotificationOptions | None = None,
-                                      *args: Any, **kwargs: Any):
+                                      *args: Any, **kwargs: Any) -> InitializationOptions:
         return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
 
@@ -109,14 +111,15 @@ class KitchenServer:
         self.faults = faults
         self.memory: list[str] = []
         self.tools: dict[str, ServerTool] = {}
+        self.list_version = 0  # goes up whenever the tool list changes
         for fn in [*TOY_TOOLS, my_notes, self.save_memory, self.enable_weather]:
             self.add_tool(fn)
         if faults:
             self.add_tool(stall)
             self.add_tool(crash)
-        self._list_changed = False
-        self.server: Server = ListChangingServer(SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS,
-                                     on_list_tools=self._on_list_tools, on_call_tool=self._on_call_tool)
+        self.server: Server = ListChangingServer(SERVER_NAME, version=SERVER_VERSION,
+                                                 instructions=INSTRUCTIONS, on_list_tools=self._on_list_tools,
+                                                 on_call_tool=self._on_call_tool)
 
     # -- the tools that act on the server itself ------------------------------------------------
 
@@ -130,8 +133,8 @@ class KitchenServer:
         return f"Saved to memory (note {len(self.memory)}): {note}"
 
     def enable_weather(self) -> str:
-        """Switch on the get_weather tool on this server. The application calls this; the other
-        tools see the change through notifications/tools/list_changed.
+        """Switch on the get_weather tool on this server. The application calls this; connected
+        clients hear of the change through notifications/tools/list_changed.
         """
         if "get_weather" in self.tools:
             return "get_weather is already on."
@@ -144,14 +147,14 @@ class KitchenServer:
         """Offer `fn` as a tool; clients hear about it with notifications/tools/list_changed."""
         tool = ServerTool.from_function(fn)
         self.tools[tool.name] = tool
-        self._list_changed = True
+        self.list_version += 1
         return tool
 
     def listing(self) -> list[dict[str, Any]]:
         """The tools as `tools/list` sends them (MCP view)."""
         return [json.loads(json.dumps(t.mcp)) for t in self.tools.values()]
 
-    def initialization_options(self):
+    def initialization_options(self) -> InitializationOptions:
         """What `initialize` answers: server info, instructions and capabilities."""
         return self.server.create_initialization_options()
 
@@ -162,14 +165,14 @@ class KitchenServer:
         return {"tools": self.listing()}
 
     async def _on_call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams):
-        self._list_changed = False
+        version = self.list_version
         result = await self.run_tool(params.name, dict(params.arguments or {}), dict(params.meta or {}))
-        if self._list_changed:
+        if self.list_version != version:
             # Tied to this request, so the notification reaches the client before the result
-            # (over HTTP it rides the same response stream).
+            # (over HTTP it rides the same response stream). Over HTTP, other sessions sharing
+            # this process are not told; they see the change at their next tools/list.
             await ctx.session.send_notification(types.ToolListChangedNotification(),
                                                 related_request_id=ctx.request_id)
-            self._list_changed = False
         return result
 
     async def run_tool(self, name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> types.CallToolResult:
@@ -203,10 +206,6 @@ class KitchenServer:
         except Exception as err:  # noqa: BLE001 - a failing tool is a result, not a crash
             return text_result(f"{name} failed: {type(err).__name__}: {err}", "tool_error")
         return text_result(as_content(value))
-
-
-def build_server(*, faults: bool = False) -> KitchenServer:
-    return KitchenServer(faults=faults)
 
 
 async def serve_stdio(kitchen: KitchenServer) -> None:

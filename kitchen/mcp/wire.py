@@ -91,6 +91,13 @@ def _short(value: Any, limit: int = 90) -> str:
 
 def summarize(frame: Frame) -> str:
     """What a frame says, in one line, for the methods the chapter shows."""
+    try:
+        return _summarize(frame)
+    except (AttributeError, KeyError, TypeError):  # a frame shaped unlike the spec
+        return _short(frame.message or frame.raw or "", 90)
+
+
+def _summarize(frame: Frame) -> str:
     m, method = frame.message, frame.method
     params, result = m.get("params") or {}, m.get("result")
     if frame.kind == "invalid":
@@ -114,7 +121,7 @@ def summarize(frame: Frame) -> str:
     if frame.kind == "request" and method == "tools/call":
         meta = params.get("_meta")
         extra = f"  _meta {_short(meta, 60)}" if meta else ""
-        return f"{params.get('name')}({_short(params.get('arguments') or {}, 70)}){extra}"
+        return f"{params.get('name', '(no name)')}({_short(params.get('arguments') or {}, 70)}){extra}"
     if frame.kind == "response" and method == "tools/call":
         parts = [p.get("text", f"[{p.get('type')}]") for p in result.get("content", [])]
         flag = "isError " if result.get("isError") else ""
@@ -217,14 +224,18 @@ class WireLog:
 
     # -- showing --------------------------------------------------------------------------------
 
-    def text(self) -> str:
-        """One line per frame: time, direction, kind, id, method and a summary."""
+    def text(self, times: bool = True) -> str:
+        """One line per frame: time, direction, kind, id, method and a summary.
+
+        `times=False` leaves the times out, so the text is the same on every run.
+        """
         lines = [f"{len(self)} frames (→ client to server, ← server to client)"]
         for f in self.frames:
-            lines.append(f"{f.time:8.3f}s  {f.headline():<44} {f.summary()}".rstrip())
+            when = f"{f.time:8.3f}s  " if times else ""
+            lines.append(f"{when}{f.headline():<44} {f.summary()}".rstrip())
         return "\n".join(lines)
 
-    def view(self, last: int | None = None) -> HTML:
+    def view(self, last: int | None = None, times: bool = True) -> HTML:
         """The conversation as two columns, client left and server right; raw JSON unfolds."""
         frames = self.frames[-last:] if last else self.frames
         rows = []
@@ -232,16 +243,16 @@ class WireLog:
             colour = ERROR_COLOUR if f.kind in ("error", "invalid") or _is_error_result(f) else (
                 CLIENT_COLOUR if f.direction == TO_SERVER else SERVER_COLOUR)
             align = "flex-start" if f.direction == TO_SERVER else "flex-end"
-            raw = f.raw if f.raw is not None else None
             body = html.escape(f.pretty())
             raw_block = (f"<div style='font-size:80%;color:#555;margin-top:2px'>exact line on the wire:</div>"
-                         f"<pre style='margin:0;white-space:pre-wrap;word-break:break-all'>{html.escape(raw)}</pre>"
-                         if raw is not None else "")
+                         f"<pre style='margin:0;white-space:pre-wrap;word-break:break-all'>{html.escape(f.raw)}</pre>"
+                         if f.raw is not None else "")
+            when = f" · {f.time:.3f} s" if times else ""
             rows.append(
                 f"<div style='display:flex;justify-content:{align};margin:3px 0'>"
                 f"<div style='max-width:72%;background:{colour};color:#111;border-radius:6px;padding:3px 8px'>"
                 f"<div style='font-family:monospace;font-size:85%'><b>{html.escape(f.headline())}</b>"
-                f" <span style='color:#555'>· {f.sender} · {f.time:.3f} s</span></div>"
+                f" <span style='color:#555'>· {f.sender}{when}</span></div>"
                 f"<div style='font-family:monospace;white-space:pre-wrap'>{html.escape(f.summary())}</div>"
                 f"<details><summary style='font-size:80%;cursor:pointer'>JSON</summary>"
                 f"<pre style='margin:0;white-space:pre-wrap'>{body}</pre>{raw_block}</details>"
@@ -249,7 +260,7 @@ class WireLog:
         head = (f"<div style='display:flex;justify-content:space-between;font-weight:bold;font-size:90%'>"
                 f"<span>client (the harness) →</span><span>{len(frames)} frames</span>"
                 f"<span>← server (python -m kitchen.mcp)</span></div>")
-        text = self.text() if not last else WireLog(frames).text()
+        text = WireLog(frames).text(times)
         return HTML(f"<div style='font-size:90%'>{head}{''.join(rows)}</div>", text)
 
     def _repr_html_(self) -> str:

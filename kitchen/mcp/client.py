@@ -1,0 +1,420 @@
+"""The harness's side of MCP: `MCPToolbox`, a `Toolbox` whose tools live on an MCP server.
+
+The model never sees MCP. The harness asks the toolbox for schemas and hands it calls, exactly as
+with `kitchen.toolbox.LocalToolbox`; this adapter translates both ways:
+
+- on connect it starts the server (`python -m kitchen.mcp`, over stdio) or connects to a URL
+  (streamable HTTP), performs the handshake offering protocol revision 2025-11-25
+  (`PROTOCOL_VERSION`; any other answer is refused), and runs `tools/list` once;
+- `schemas()` turns the cached MCP tools (`name`, `description`, `inputSchema`) into the
+  chat-template view with `kitchen.schemas.from_mcp`, leaving out the hidden, agent-only tools;
+- `call(name, arguments)` sends `tools/call` and turns the result's content list into a
+  `ToolResult` (text parts joined by newlines; `isError: true` gives `ok=False`).
+
+What the model may and may not do is decided here, before anything goes on the wire:
+
+- a hidden tool (by default `save_memory` and `enable_weather`) is refused without contacting the
+  server ("hidden_tool"); the application reaches it with `call_as_application`;
+- an unknown tool is refused with the list of known ones ("unknown_tool");
+- the application's session (`context`, e.g. `{"user_id": "ada"}`) travels in each call's
+  `_meta` as `llm-kitchen/user_id`, and the server fills injected parameters from there. Its keys
+  double as the argument names the model may not write: with `injected_policy="reject"` such a call
+  is refused ("injected_argument"), with "ignore" the argument is dropped and a note says so.
+
+Failures never raise and never hang: a call that takes longer than `timeout` becomes a "timeout"
+result (and the SDK sends `notifications/cancelled`, so the server stops working on it); a
+server that dies becomes a "server_error" result at once. After that the toolbox does not
+reconnect: every later call fails fast with the same clear message. Make a new toolbox to start
+again. The argument errors that the server finds come back with the same kinds as
+`LocalToolbox` ("invalid_arguments", "tool_error", ...), read from the result's `_meta`.
+
+The SDK is asynchronous and notebooks are not: each toolbox runs its own event loop in a
+background thread (an anyio blocking portal) and offers plain methods. `close()`, or a `with`
+block, ends the session, stops the server process and the thread.
+
+When the server sends `notifications/tools/list_changed`, the toolbox marks its list stale as the
+frame arrives, and the next `schemas()` (or call) runs `tools/list` again.
+
+>>> with MCPToolbox(context={"user_id": "ada"}) as box:          # doctest: +SKIP
+...     box.call("calculator", {"expression": "1234 * 5678"}).content
+'7006652'
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import time
+import weakref
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any, AsyncIterator, Callable, Mapping, Sequence
+
+import mcp.types as types
+from anyio.from_thread import start_blocking_portal
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
+
+from kitchen.display import HTML, table
+from kitchen.schemas import from_mcp
+from kitchen.toolbox import Toolbox, ToolResult, error_result
+
+from .conventions import (AGENT_ONLY_TOOLS, CLIENT_NAME, ERROR_KIND_KEY, PROTOCOL_VERSION, SERVER_NAME,
+                          context_key, server_command)
+from .transports import Link, open_http, open_stdio
+from .wire import TO_CLIENT, Frame, WireLog
+
+logger = logging.getLogger(__name__)
+
+LIST_CHANGED = "notifications/tools/list_changed"
+SAFETY_MARGIN = 5.0  # extra seconds the calling thread waits beyond a timeout the SDK enforces
+
+
+class MCPConnectionError(RuntimeError):
+    """The server could not be started, or the handshake failed."""
+
+
+def result_text(content: Sequence[Mapping[str, Any]]) -> str:
+    """A tools/call content list as the text the model reads: text parts joined by newlines.
+
+    >>> result_text([{"type": "text", "text": "7006652"}, {"type": "image", "mimeType": "image/png", "data": "..."}])
+    '7006652\\n[image/png content, not shown to the model]'
+    """
+    parts = []
+    for part in content:
+        if part.get("type") == "text":
+            parts.append(part.get("text", ""))
+        else:
+            kind = part.get("mimeType") or part.get("type")
+            parts.append(f"[{kind} content, not shown to the model]")
+    return "\n".join(parts)
+
+
+class MCPToolbox(Toolbox):
+    """Tools served by chapter 05's MCP server (or any MCP server), for the harness.
+
+    - `command`: how to start a stdio server; default `python -m kitchen.mcp` (plus `--faults`
+      with `faults=True`). `url` instead connects to a streamable HTTP server.
+    - `hidden`: tool names the model never sees and may not call.
+    - `context`: the application's session, sent in each call's `_meta` (`llm-kitchen/<key>`).
+    - `injected_policy`: "reject" or "ignore" a context key the model writes as an argument.
+    - `timeout`: seconds for each request after the handshake; `connect_timeout` for the handshake.
+    - `wire`: the `WireLog` to fill (a new one by default), one per connection.
+    - `env`: extra environment variables for the server process.
+
+    The constructor raises `MCPConnectionError` if the server cannot be reached; after that,
+    no method raises.
+    """
+
+    def __init__(self, command: Sequence[str] | None = None, *, url: str | None = None,
+                 faults: bool = False, hidden: Sequence[str] = AGENT_ONLY_TOOLS,
+                 context: Mapping[str, Any] | None = None, injected_policy: str = "reject",
+                 timeout: float = 10.0, connect_timeout: float = 30.0, wire: WireLog | None = None,
+                 env: Mapping[str, str] | None = None):
+        if injected_policy not in ("reject", "ignore"):
+            raise ValueError("injected_policy must be 'reject' or 'ignore'")
+        if command is not None and url is not None:
+            raise ValueError("give a command (stdio) or a url (HTTP), not both")
+        self.url = url
+        self.command = None if url else list(command or server_command(faults=faults))
+        self.hidden = tuple(hidden)
+        self.context = dict(context or {})
+        self.injected_policy = injected_policy
+        self.timeout, self.connect_timeout = timeout, connect_timeout
+        self.wire = wire if wire is not None else WireLog()
+        self.env = dict(env or {})
+        self.initialize_result: dict[str, Any] = {}
+        self.list_changes = 0  # notifications/tools/list_changed received so far
+        self._tools: dict[str, dict[str, Any]] = {}
+        self._stale = False
+        self._failure: str | None = None
+        self._closed = False
+        self._link: Link | None = None
+        self.wire.subscribe(self._on_frame)
+
+        portal_cm = start_blocking_portal(name="MCPToolbox event loop")
+        self._portal = portal_cm.__enter__()
+        session_cm = self._portal.wrap_async_context_manager(self._open())
+        # Runs at close(), or when the interpreter exits if close() was never called.
+        self._finalizer = weakref.finalize(self, _shut_down, portal_cm, session_cm)
+        try:
+            self._session: ClientSession = session_cm.__enter__()
+        except BaseException as err:
+            self._closed = True
+            self._finalizer.detach()
+            portal_cm.__exit__(None, None, None)
+            if not isinstance(err, Exception):
+                raise  # KeyboardInterrupt and friends pass through as they are
+            where = self.url or " ".join(self.command or [])
+            stderr = "; ".join(self._link.stderr) if self._link and self._link.stderr else ""
+            raise MCPConnectionError(f"could not connect to the MCP server ({where}): "
+                                     f"{_describe(err)}{'; server stderr: ' + stderr[-500:] if stderr else ''}") from err
+
+    # -- connecting -----------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _open(self) -> AsyncIterator[ClientSession]:
+        async with AsyncExitStack() as stack:
+            if self.url:
+                self._link = await stack.enter_async_context(open_http(self.url, self.wire))
+            else:
+                assert self.command is not None
+                self._link = await stack.enter_async_context(open_stdio(self.command, self.wire, env=self.env))
+            session = await stack.enter_async_context(ClientSession(
+                self._link.read_stream, self._link.write_stream, read_timeout_seconds=self.timeout,
+                client_info=types.Implementation(name=CLIENT_NAME, version="0.1.0")))
+            await self._handshake(session)
+            self._tools = await self._list_tools(session)
+            yield session
+
+    async def _handshake(self, session: ClientSession) -> None:
+        """`initialize` with the pinned version, then `notifications/initialized`.
+
+        `ClientSession.initialize()` would offer the SDK's newest handshake version, whatever it
+        is by then; sending the request ourselves keeps the chapter's version fixed.
+        """
+        request = types.InitializeRequest(params=types.InitializeRequestParams(
+            protocol_version=PROTOCOL_VERSION, capabilities=types.ClientCapabilities(),
+            client_info=types.Implementation(name=CLIENT_NAME, version="0.1.0")))
+        result = await session.send_request(request, types.InitializeResult,
+                                            request_read_timeout_seconds=self.connect_timeout)
+        if result.protocol_version != PROTOCOL_VERSION:
+            raise MCPConnectionError(f"the server answered protocol version {result.protocol_version}; "
+                                     f"this client speaks {PROTOCOL_VERSION} only")
+        session.adopt(result)
+        await session.send_notification(types.InitializedNotification())
+        self.initialize_result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def _list_tools(self, session: ClientSession) -> dict[str, dict[str, Any]]:
+        tools: dict[str, dict[str, Any]] = {}
+        cursor = None
+        while True:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            result = await session.list_tools(params=params)
+            for tool in result.tools:
+                tools[tool.name] = tool.model_dump(by_alias=True, mode="json", exclude_none=True)
+            cursor = result.next_cursor
+            if not cursor:
+                return tools
+
+    def _on_frame(self, frame: Frame) -> None:
+        # Runs on the event-loop thread as the frame arrives, before the session reads it.
+        if frame.direction == TO_CLIENT and frame.method == LIST_CHANGED:
+            self._stale = True
+            self.list_changes += 1
+
+    # -- what the connection knows --------------------------------------------------------------
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.initialize_result.get("protocolVersion")
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        return self.initialize_result.get("serverInfo", {})
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        return self.initialize_result.get("capabilities", {})
+
+    @property
+    def pid(self) -> int | None:
+        """The server process's id (stdio only)."""
+        return self._link.pid if self._link else None
+
+    @property
+    def server_stderr(self) -> list[str]:
+        """The last lines the server wrote to stderr (stdio only)."""
+        return list(self._link.stderr) if self._link else []
+
+    @property
+    def alive(self) -> bool:
+        """True while the connection can carry calls."""
+        return not (self._closed or self._failure or (self._link and self._link.closed.is_set()))
+
+    # -- the Toolbox interface ------------------------------------------------------------------
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """Every tool on the server, hidden ones included, in the MCP view (a copy)."""
+        self._refresh_if_stale()
+        return [dict(t) for t in self._tools.values()]
+
+    def schemas(self) -> list[dict]:
+        """The chat-template view of the tools the model may see (hidden ones left out)."""
+        self._refresh_if_stale()
+        return [from_mcp(t) for name, t in self._tools.items() if name not in self.hidden]
+
+    def visible_names(self) -> list[str]:
+        return [name for name in self._tools if name not in self.hidden]
+
+    def refresh(self) -> list[dict[str, Any]]:
+        """Run `tools/list` now and return every tool (MCP view)."""
+        self._stale = False
+        if self.alive:
+            try:
+                self._tools = self._run(self._list_tools, self._session, timeout=self.timeout)
+            except Exception as err:  # noqa: BLE001 - keep the old list; the next call reports the failure
+                logger.warning("tools/list failed: %s", _describe(err))
+                self._note_failure(err)
+        return self.tools
+
+    def _refresh_if_stale(self) -> None:
+        if self._stale:
+            self.refresh()
+
+    def call(self, name: str, arguments: dict) -> ToolResult:
+        """A call written by the model: hidden tools and injected arguments are refused."""
+        arguments = arguments if isinstance(arguments, dict) else {}
+        if name in self.hidden:
+            return error_result(name, arguments, "hidden_tool",
+                                f"the tool {name!r} is not available to you. "
+                                f"Available tools: {', '.join(self.visible_names())}.")
+        return self._call(name, arguments, from_model=True)
+
+    def call_as_application(self, name: str, arguments: dict | None = None) -> ToolResult:
+        """A call made by the application itself: hidden tools allowed (e.g. `enable_weather`)."""
+        return self._call(name, dict(arguments or {}), from_model=False)
+
+    def _call(self, name: str, arguments: dict, *, from_model: bool) -> ToolResult:
+        if not self.alive:
+            return error_result(name, arguments, "server_error", self._failure_message(name))
+        self._refresh_if_stale()
+        tool = self._tools.get(name)
+        if tool is None:
+            shown = self.visible_names() if from_model else list(self._tools)
+            return error_result(name, arguments, "unknown_tool",
+                                f"there is no tool named {name!r}. Available tools: {', '.join(shown)}.")
+        args, notes = dict(arguments), []
+        if from_model:
+            declared = (tool.get("inputSchema") or {}).get("properties", {})
+            for key in self.context:
+                if key in args and key not in declared:
+                    if self.injected_policy == "reject":
+                        return error_result(name, arguments, "injected_argument",
+                                            f"{key!r} is set by the application, not by you; "
+                                            f"call {name} again without it.")
+                    notes.append(f"dropped {key}={args.pop(key)!r} written by the model; "
+                                 f"the application supplies it")
+        meta = {context_key(k): v for k, v in self.context.items()} or None
+        t0 = time.perf_counter()
+        try:
+            result: types.CallToolResult = self._run(self._call_tool, name, args, meta,
+                                                     timeout=self.timeout + SAFETY_MARGIN)
+        except Exception as err:  # noqa: BLE001 - every failure becomes a result
+            outcome = self._failure_result(name, arguments, err, time.perf_counter() - t0)
+        else:
+            outcome = self._to_tool_result(name, arguments, result, time.perf_counter() - t0)
+        outcome.notes = notes + outcome.notes
+        return outcome
+
+    async def _call_tool(self, name: str, args: dict, meta: dict | None) -> types.CallToolResult:
+        return await self._session.call_tool(name, args, read_timeout_seconds=self.timeout, meta=meta)
+
+    @staticmethod
+    def _to_tool_result(name: str, arguments: dict, result: types.CallToolResult, seconds: float) -> ToolResult:
+        content = [part.model_dump(by_alias=True, mode="json", exclude_none=True) for part in result.content]
+        text = result_text(content)
+        if result.is_error:
+            kind = (result.meta or {}).get(ERROR_KIND_KEY) or "tool_error"
+            return error_result(name, arguments, kind, text, seconds)
+        return ToolResult(name, arguments, True, text, None, seconds)
+
+    def _failure_result(self, name: str, arguments: dict, err: BaseException, seconds: float) -> ToolResult:
+        if isinstance(err, MCPError) and err.code == types.REQUEST_TIMEOUT or isinstance(err, TimeoutError):
+            return error_result(name, arguments, "timeout",
+                                f"{name} did not finish within {self.timeout:g} s and was abandoned.", seconds)
+        if isinstance(err, MCPError) and err.code == types.INVALID_PARAMS and "Unknown tool" in err.message:
+            return error_result(name, arguments, "unknown_tool",
+                                f"there is no tool named {name!r} on the server. "
+                                f"Available tools: {', '.join(self.visible_names())}.", seconds)
+        if isinstance(err, MCPError) and err.code != types.CONNECTION_CLOSED:
+            return error_result(name, arguments, "server_error",
+                                f"the MCP server refused the call to {name}: "
+                                f"JSON-RPC error {err.code}: {err.message}", seconds)
+        self._note_failure(err)
+        return error_result(name, arguments, "server_error", self._failure_message(name), seconds)
+
+    def _note_failure(self, err: BaseException) -> None:
+        closed = isinstance(err, MCPError) and err.code == types.CONNECTION_CLOSED
+        if closed or (self._link and self._link.closed.is_set()):
+            self._failure = self._failure or self._stopped_reason()
+        elif not isinstance(err, (MCPError, TimeoutError)):
+            self._failure = self._failure or f"the connection failed ({_describe(err)})"
+
+    def _stopped_reason(self) -> str:
+        if self._link is None or self._link.process is None:
+            return "the connection to the MCP server closed"
+        deadline = time.monotonic() + 1.0  # the exit code shows up a moment after the pipe closes
+        while self._link.returncode is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        code = self._link.returncode
+        tail = [line for line in self._link.stderr if line.strip()][-1:]
+        return (f"the MCP server process stopped (exit code {code})"
+                + (f"; its last words: {tail[0]}" if tail else ""))
+
+    def _failure_message(self, name: str) -> str:
+        if self._closed:
+            reason = "this toolbox has been closed"
+        else:
+            if self._failure is None and self._link and self._link.closed.is_set():
+                self._failure = self._stopped_reason()
+            reason = self._failure or "the connection is down"
+        return (f"{name} could not run: {reason}. No result came back; the server is not restarted "
+                f"automatically.")
+
+    # -- running async code from this thread ----------------------------------------------------
+
+    def _run(self, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
+        future = self._portal.start_task_soon(fn, *args)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError(f"no answer within {timeout:g} s") from None
+
+    # -- showing --------------------------------------------------------------------------------
+
+    def tool_table(self) -> HTML:
+        """Every tool on the server: shown to the model or hidden, and its parameters."""
+        rows = []
+        for name, tool in self._tools.items():
+            params = ", ".join((tool.get("inputSchema") or {}).get("properties", {})) or "(none)"
+            rows.append((name, "hidden (agent-only)" if name in self.hidden else "shown to the model", params))
+        return table(rows, ["tool", "model sees it?", "parameters"])
+
+    def __repr__(self) -> str:
+        where = self.url or f"stdio, pid {self.pid}"
+        state = "open" if self.alive else ("closed" if self._closed else "down")
+        return (f"MCPToolbox({where}, {self.server_info.get('name', SERVER_NAME)}, protocol "
+                f"{self.protocol_version}, {len(self.visible_names())} tools shown, "
+                f"{len(self._tools) - len(self.visible_names())} hidden, {state})")
+
+    # -- closing --------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the session, stop the server process (stdio) and the event-loop thread."""
+        self._closed = True
+        self._finalizer()  # does nothing the second time
+
+    def __enter__(self) -> "MCPToolbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _shut_down(portal_cm: Any, session_cm: Any) -> None:
+    try:
+        session_cm.__exit__(None, None, None)
+    except Exception as err:  # noqa: BLE001 - closing must finish
+        logger.debug("closing the MCP session: %s", _describe(err))
+    finally:
+        portal_cm.__exit__(None, None, None)
+
+
+def _describe(err: BaseException) -> str:
+    if isinstance(err, MCPError):
+        return f"JSON-RPC error {err.code}: {err.message}"
+    if isinstance(err, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in err.exceptions)
+    return f"{type(err).__name__}: {err}"

@@ -1,0 +1,112 @@
+"""The MCP server's logic in this process, without a transport: listing, checks, switches."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from kitchen.mcp.conventions import PROTOCOL_VERSION, context_key, server_command
+from kitchen.mcp.server import KitchenServer
+from kitchen.mcp.server_tools import get_weather, my_notes
+from kitchen.schemas import to_mcp, tool_schema
+from kitchen.tools import TOY_TOOLS, ToolError
+
+ADA = {context_key("user_id"): "ada"}
+
+
+def run(kitchen: KitchenServer, name: str, arguments: dict, meta: dict | None = None):
+    result = anyio.run(kitchen.run_tool, name, arguments, meta or {})
+    kind = (result.meta or {}).get("llm-kitchen/error_kind")
+    return result.is_error, kind, " ".join(part.text for part in result.content)
+
+
+def test_the_pinned_version_is_a_handshake_version():
+    # 2026-07-28 has no handshake and delivers list_changed only on subscriptions/listen streams.
+    assert PROTOCOL_VERSION in HANDSHAKE_PROTOCOL_VERSIONS and PROTOCOL_VERSION not in MODERN_PROTOCOL_VERSIONS
+
+
+def test_the_listing_is_built_from_the_functions():
+    kitchen = KitchenServer()
+    listing = kitchen.listing()
+    assert listing[:5] == [to_mcp(tool_schema(fn)) for fn in TOY_TOOLS]
+    assert [t["name"] for t in listing] == [fn.__name__ for fn in TOY_TOOLS] + ["my_notes", "save_memory",
+                                                                                 "enable_weather"]
+    assert "user_id" not in str(listing)
+    assert [t["name"] for t in KitchenServer(faults=True).listing()][-2:] == ["stall", "crash"]
+
+
+def test_the_capabilities_announce_list_changes():
+    options = KitchenServer().initialization_options()
+    assert options.capabilities.tools is not None and options.capabilities.tools.list_changed is True
+    assert options.server_name == "llm-kitchen-tools"
+
+
+def test_a_good_call():
+    assert run(KitchenServer(), "calculator", {"expression": "1234 * 5678"}) == (False, None, "7006652")
+
+
+@pytest.mark.parametrize("arguments, words", [({}, "'expression' is a required property"),
+                                              ({"expression": 1}, "1 is not of type 'string'"),
+                                              ({"expression": "1", "x": 2}, "Additional properties")])
+def test_arguments_are_checked_against_the_input_schema(arguments, words):
+    is_error, kind, text = run(KitchenServer(), "calculator", arguments)
+    assert is_error and kind == "invalid_arguments" and words in text and "Expected:" in text
+
+
+def test_a_tool_that_raises_is_an_error_result():
+    is_error, kind, text = run(KitchenServer(), "calculator", {"expression": "1/0"})
+    assert is_error and kind == "tool_error" and text.startswith("calculator failed: ToolError:")
+
+
+def test_an_unknown_tool_is_a_protocol_error():
+    with pytest.raises(MCPError) as caught:
+        run(KitchenServer(), "teleport", {})
+    assert caught.value.code == -32602 and "calculator" in caught.value.message
+
+
+def test_the_user_comes_from_meta_only():
+    kitchen = KitchenServer()
+    assert run(kitchen, "my_notes", {"query": "dentist"}, ADA) == (False, None, "- Dentist on Thursday at 10:30.")
+    assert run(kitchen, "my_notes", {"query": "x", "user_id": "bob"}, ADA)[1] == "injected_argument"
+    assert run(kitchen, "my_notes", {"query": "x"})[1] == "missing_context"
+    assert run(kitchen, "my_notes", {"query": "x"}, {context_key("user_id"): "mallory"})[1] == "tool_error"
+
+
+def test_my_notes_searches_one_users_notes():
+    assert my_notes("ladder", user_id="bob") == "- The ladder is in Ada's shed; take it back before the weekend."
+    assert my_notes("*", user_id="ada").count("\n") == 2
+    assert my_notes("unicorn", user_id="ada") == "None of the user's 3 notes mention 'unicorn'."
+    with pytest.raises(ToolError):
+        my_notes("x", user_id="nobody")
+
+
+def test_the_weather_switch_adds_a_tool_once():
+    kitchen = KitchenServer()
+    assert "get_weather" not in kitchen.tools
+    version = kitchen.list_version
+    assert run(kitchen, "enable_weather", {}) == (False, None, "get_weather is on.")
+    assert kitchen.listing()[-1] == to_mcp(tool_schema(get_weather)) and kitchen.list_version == version + 1
+    assert run(kitchen, "enable_weather", {})[2] == "get_weather is already on."
+    assert kitchen.list_version == version + 1
+    assert run(kitchen, "get_weather", {"location": " little  PUDDLETON "})[2].startswith("Little Puddleton today")
+    is_error, kind, text = run(kitchen, "get_weather", {"location": "Atlantis"})
+    assert is_error and kind == "tool_error" and "Much Wobbling" in text
+
+
+def test_save_memory_keeps_notes_in_the_process():
+    kitchen = KitchenServer()
+    run(kitchen, "save_memory", {"note": "likes pancakes"})
+    assert run(kitchen, "save_memory", {"note": "lives in Little Puddleton"})[2] == \
+        "Saved to memory (note 2): lives in Little Puddleton"
+    assert kitchen.memory == ["likes pancakes", "lives in Little Puddleton"]
+
+
+def test_the_stall_switch_answers_only_when_its_time_is_up():
+    assert run(KitchenServer(faults=True), "stall", {"seconds": 0.01}) == (False, None, "waited 0.01 s")
+
+
+def test_the_server_command():
+    command = server_command(faults=True, http=True, port=9000, python="python3")
+    assert command == ["python3", "-m", "kitchen.mcp", "--faults", "--http", "--port", "9000"]
