@@ -87,3 +87,19 @@ def compare(model, question: str, tools: Sequence[Callable], **kwargs) -> Compar
     off = ask_tools_off(model, question)
     on = ask_tools_on(model, question, tools, **kwargs)
     return Comparison(question, exact_answer(question), off, on)
+
+
+def available_sources() -> list[tuple[str, tuple[str, str]]]:
+    """What the dashboard's tier picker offers: each installed pack, and each tier's replay.
+
+    Returns (label, (tier, source)) pairs, live sources first.
+    """
+    from . import packs
+    from .models import TIERS
+    from .replay import RECORDINGS
+
+    live = [(f"{t.label} · offline pack (live)", (t.name, "pack")) for t in TIERS.values()
+            if packs.is_installed(t.pack)]
+    replay = [(f"{t.label} · replay (recorded)", (t.name, "replay")) for t in TIERS.values()
+              if any((RECORDINGS / t.name).glob("*.json"))]
+    return live + replay

@@ -224,6 +224,11 @@ class ChatModel:
         """Log-probability of each token of `continuation` after `prompt` (raw text, no template)."""
         raise NotImplementedError
 
+    def generate_batch(self, conversations: Sequence[Sequence[dict]], tools=None, *,
+                       max_new_tokens: int = 256) -> list[Generation]:
+        """Greedy replies to several conversations at once (left-padded batch, no streaming)."""
+        raise NotImplementedError
+
 
 class LiveModel(ChatModel):
     """A transformers model running here, with greedy decoding and KV-cache reuse."""
@@ -245,6 +250,47 @@ class LiveModel(ChatModel):
         return TokenStream(self.hf_model, self.tok, prompt, self.encode(prompt),
                            max_new_tokens=max_new_tokens, stop=stop, end_ids=self.end_ids,
                            top_k=top_k, kv=self.kv if reuse_cache else None)
+
+    def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
+        """Greedy replies to several conversations in one batch.
+
+        The prompts are padded on the left so that every row ends where its reply begins;
+        transformers' `generate` runs the loop. Greedy replies in a batch can differ in rare
+        tokens from one-at-a-time replies (padding changes the floating-point sums).
+        """
+        import time as _time
+
+        import torch
+
+        from .generation import Token
+
+        prompts = [self.render(m, tools) for m in conversations]
+        self.tok.padding_side = "left"
+        batch = self.tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        end_ids = sorted(self.end_ids)
+        t0 = _time.perf_counter()
+        with torch.inference_mode():
+            out = self.hf_model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
+                                         eos_token_id=end_ids, pad_token_id=self.tok.pad_token_id,
+                                         output_scores=True, return_dict_in_generate=True)
+        seconds = _time.perf_counter() - t0
+        width = batch["input_ids"].shape[1]
+        probs = torch.stack(out.scores, dim=1).float().softmax(-1)  # [batch, steps, vocab]
+        results = []
+        for row, prompt in enumerate(prompts):
+            ids = out.sequences[row, width:].tolist()
+            cut = next((i + 1 for i, t in enumerate(ids) if t in end_ids), len(ids))
+            ids = ids[:cut]
+            tokens, text = [], ""
+            for i, token_id in enumerate(ids):
+                full = self.tok.decode([t for t in ids[:i + 1] if t not in end_ids])
+                tokens.append(Token(token_id, full[len(text):], float(probs[row, i, token_id])))
+                text = full
+            results.append(Generation(
+                prompt=prompt, prompt_ids=self.encode(prompt), token_ids=ids, text=text, tokens=tokens,
+                stop_reason="end_of_turn" if ids and ids[-1] in end_ids else "max_new_tokens",
+                prefilled_tokens=len(self.encode(prompt)), prefill_seconds=0.0, decode_seconds=seconds))
+        return results
 
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
         import torch

@@ -55,3 +55,64 @@ def bar_figure(labels: Sequence[str], values: Sequence[float], *, xlabel: str, t
     fig.tight_layout()
     plt.close(fig)
     return fig
+
+
+def growth_figure(trace, title: str = "") -> plt.Figure:
+    """How a harness run's prompt grew, step by step, and where each step's time went."""
+    steps = trace.steps
+    xs = [s.index for s in steps]
+    reused = [s.generation.reused_tokens for s in steps]
+    prefilled = [s.generation.prefilled_tokens for s in steps]
+    written = [s.generation.new_tokens for s in steps]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    left.bar(xs, reused, color=OTHER, label="reused from the KV cache")
+    left.bar(xs, prefilled, bottom=reused, color=CHOSEN, label="pre-filled")
+    left.bar(xs, written, bottom=[a + b for a, b in zip(reused, prefilled)], color="#f2a541",
+             label="written by the model")
+    left.set_xlabel("step (model call)")
+    left.set_ylabel("tokens")
+    left.set_xticks(xs)
+    left.legend(fontsize=8)
+    left.set_title("the prompt at each step")
+    pre = [s.generation.prefill_seconds for s in steps]
+    dec = [s.generation.decode_seconds for s in steps]
+    tools = [s.tool_seconds for s in steps]
+    right.bar(xs, pre, color=CHOSEN, label="pre-fill")
+    right.bar(xs, dec, bottom=pre, color="#f2a541", label="writing")
+    right.bar(xs, tools, bottom=[a + b for a, b in zip(pre, dec)], color="#59a14f", label="tools")
+    right.set_xlabel("step (model call)")
+    right.set_ylabel("seconds")
+    right.set_xticks(xs)
+    right.legend(fontsize=8)
+    right.set_title("the time of each step")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def accuracy_figure(series: dict[str, list], title: str = "") -> plt.Figure:
+    """Accuracy against digit count, one line per series, with 95% intervals as bands.
+
+    `series` maps a label ("0.5B · tools off") to `kitchen.sweep.Point`s.
+    """
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, points in series.items():
+        xs = [p.digits for p in points]
+        ys = [100 * p.accuracy for p in points]
+        lows = [100 * p.interval[0] for p in points]
+        highs = [100 * p.interval[1] for p in points]
+        style = "-o" if "on" in label.split("·")[-1] else "--s"
+        line, = ax.plot(xs, ys, style, label=label)
+        ax.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.15)
+    ax.set_xlabel("digits in each number (d × d multiplication)")
+    ax.set_ylabel("answers exactly right (%)")
+    ax.set_ylim(-3, 103)
+    ax.set_xticks(sorted({p.digits for points in series.values() for p in points}))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=9)
+    ax.set_title(title or "Accuracy against digit count (bands: 95% intervals)")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -44,6 +44,11 @@ def run_key(prompt: str, max_new_tokens: int, stop: Sequence[str]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
+def batch_key(prompt: str, max_new_tokens: int) -> str:
+    """Identity of one row of a batched request (batched replies are recorded apart)."""
+    return run_key(prompt, max_new_tokens, ["(batch)"])
+
+
 def score_key(prompt: str, continuation: str) -> str:
     return hashlib.sha256(json.dumps(["logprobs", prompt, continuation]).encode()).hexdigest()[:24]
 
@@ -156,6 +161,17 @@ class ReplayModel(ChatModel):
                 f"Use a live source (KITCHEN_MODEL={self.tier}:pack) to ask something new.")
         return ReplayStream(generation_from_run(run, top_k), self.delay)
 
+    def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
+        out = []
+        for messages in conversations:
+            prompt = self.render(messages, tools)
+            run = self.runs.get(batch_key(prompt, max_new_tokens))
+            if run is None:
+                raise ReplayMiss(f"No recording answers this batched request to the {TIERS[self.tier].label} "
+                                 f"tier ({messages[-1]['content'][:80]!r}).")
+            out.append(generation_from_run(run))
+        return out
+
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
         run = self.runs.get(score_key(prompt, continuation))
         if run is None:
@@ -203,6 +219,23 @@ class RecordingModel(ChatModel):
         for s in gen.tokens:
             s.top = s.top[:top_k]
         return ReplayStream(gen)
+
+    def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
+        from .schemas import as_schema
+
+        gens = self.inner.generate_batch(conversations, tools, max_new_tokens=max_new_tokens)
+        for messages, gen in zip(conversations, gens):
+            self._append({
+                "kind": "batch", "key": batch_key(gen.prompt, max_new_tokens), "messages": list(messages),
+                "tools": [as_schema(t) for t in tools or []], "prefix": "",
+                "settings": {"max_new_tokens": max_new_tokens, "stop": [], "top_k": 0, "batch": len(gens)},
+                "prompt": gen.prompt, "prompt_ids": gen.prompt_ids, "token_ids": gen.token_ids,
+                "text": gen.text, "stop_reason": gen.stop_reason, "stop_string": None,
+                "tokens": [_token_to_json(t) for t in gen.tokens],
+                "timings": {"prefilled_tokens": gen.prefilled_tokens, "prefill_seconds": 0.0,
+                            "decode_seconds": round(gen.decode_seconds, 4)},
+            })
+        return gens
 
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
         out = self.inner.logprobs(prompt, continuation)

@@ -94,6 +94,36 @@ class StreamPane:
         self.body.value = f'<div style="{PANE_STYLE}">{"".join(self.parts)}</div>'
 
 
+class ComparePanes:
+    """Tools off and tools on, side by side: the panes, and a run that streams into them."""
+
+    def __init__(self, tools: Sequence[Callable], max_new_tokens: int = 256):
+        self.tools, self.max_new_tokens = tools, max_new_tokens
+        self.off = StreamPane("Tools off", "kitchen-pane-off")
+        self.on = StreamPane("Tools on", "kitchen-pane-on")
+        self.box = w.HBox([self.off.box, self.on.box])
+
+    def reset(self) -> None:
+        self.off.reset()
+        self.on.reset()
+
+    def run(self, model, question: str) -> None:
+        self.reset()
+        exact = exact_answer(question)
+        try:
+            gen = ask_tools_off(model, question, lambda t: self.off.write(t.text), self.max_new_tokens)
+            self.off.footer.value = (f"{gen.new_tokens} tokens, {gen.seconds:.1f} s · "
+                                     f"{html.escape(verdict(gen.text, exact))}")
+            trace = ask_tools_on(model, question, self.tools, lambda e: _on_event(self.on, e),
+                                 self.max_new_tokens)
+            tokens = sum(s.generation.new_tokens for s in trace.steps)
+            self.on.footer.value = (f"{len(trace.steps)} model calls, {tokens} tokens, {trace.seconds:.1f} s · "
+                                    f"{html.escape(verdict(trace.answer or '', exact))}")
+        except LookupError as err:  # a replay model asked something it never recorded
+            message = f"<span style='color:#b00'>{html.escape(str(err))}</span>"
+            self.off.footer.value = self.on.footer.value = message
+
+
 def tools_off_on(model, tools: Sequence[Callable], question: str = "What is 987 × 654?",
                  max_new_tokens: int = 256) -> w.VBox:
     """Type a question, press Run: tools off and tools on, side by side, streamed."""
@@ -101,31 +131,68 @@ def tools_off_on(model, tools: Sequence[Callable], question: str = "What is 987 
     box.add_class("kitchen-question")
     run = w.Button(description="Run", button_style="primary")
     run.add_class("kitchen-run")
-    off, on = StreamPane("Tools off", "kitchen-pane-off"), StreamPane("Tools on", "kitchen-pane-on")
+    panes = ComparePanes(tools, max_new_tokens)
 
     def go(_=None) -> None:
         run.disabled = True
-        off.reset()
-        on.reset()
-        q = box.value
-        exact = exact_answer(q)
         try:
-            gen = ask_tools_off(model, q, lambda t: off.write(t.text), max_new_tokens)
-            off.footer.value = (f"{gen.new_tokens} tokens, {gen.seconds:.1f} s · "
-                                f"{html.escape(verdict(gen.text, exact))}")
-            trace = ask_tools_on(model, q, tools, lambda e: _on_event(on, e), max_new_tokens)
-            tokens = sum(s.generation.new_tokens for s in trace.steps)
-            on.footer.value = (f"{len(trace.steps)} model calls, {tokens} tokens, {trace.seconds:.1f} s · "
-                               f"{html.escape(verdict(trace.answer or '', exact))}")
-        except LookupError as err:  # a replay model asked something it never recorded
-            off.footer.value = on.footer.value = f"<span style='color:#b00'>{html.escape(str(err))}</span>"
+            panes.run(model, box.value)
         finally:
             run.disabled = False
 
     run.on_click(go)
     go()
-    ui = w.VBox([w.HBox([box, run]), w.HBox([off.box, on.box])])
+    ui = w.VBox([w.HBox([box, run]), panes.box])
     ui.add_class("kitchen-tools-off-on")
+    return ui
+
+
+def dashboard(tools: Sequence[Callable], question: str = "What is 1234 × 5678?",
+              max_new_tokens: int = 256) -> w.VBox:
+    """The classroom dashboard: pick a model, ask, watch tools off and on side by side.
+
+    The picker offers each installed pack (live) and each tier's recordings (replay, instant).
+    """
+    from .lab import available_sources
+    from .models import choose, load_model
+
+    sources = available_sources()
+    try:  # start on what load_model() would choose (KITCHEN_MODEL decides in a classroom)
+        chosen = choose()[:2]
+    except ValueError:
+        chosen = None
+    default = chosen if chosen in [v for _, v in sources] else sources[0][1]
+    picker = w.Dropdown(options=sources, value=default, description="Model",
+                        layout=w.Layout(width="380px"))
+    picker.add_class("kitchen-tier")
+    box = w.Text(value=question, description="Question", layout=w.Layout(width="60%"))
+    box.add_class("kitchen-question")
+    run = w.Button(description="Run", button_style="primary")
+    run.add_class("kitchen-run")
+    reset = w.Button(description="Reset")
+    reset.add_class("kitchen-reset")
+    announce = w.HTML()
+    panes = ComparePanes(tools, max_new_tokens)
+
+    def go(_=None) -> None:
+        run.disabled = True
+        try:
+            tier, source = picker.value
+            model = load_model(tier, source, announce=False)
+            announce.value = f"<small>{html.escape(model.describe())}</small>"
+            panes.run(model, box.value)
+        finally:
+            run.disabled = False
+
+    def clear(_=None) -> None:
+        panes.reset()
+        box.value = question
+        announce.value = ""
+
+    run.on_click(go)
+    reset.on_click(clear)
+    ui = w.VBox([w.HBox([picker, box, run, reset]), announce, panes.box])
+    ui.add_class("kitchen-dashboard")
     return ui
 
 

@@ -1,7 +1,7 @@
 """Speed of the live model on this machine, printed as tables with ratios.
 
     python scripts/benchmark.py                 # everything below, 0.5B pack
-    python scripts/benchmark.py --only decode   # one section: load, decode, cache
+    python scripts/benchmark.py --only decode   # one section: load, decode, cache, batch
 
 Sections:
 - load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
@@ -10,6 +10,7 @@ Sections:
   decode tokens/s, time to first token (pre-fill), peak memory; median of 3 runs, fresh process each.
 - cache: a harness turn after a tool result, with the KV cache of the previous turn reused
   (only the new tokens pre-filled) against a full re-prefill.
+- batch: the chapter 06 sweep's tools-off answers, one batch against one at a time.
 
 Every measurement runs in its own process (`--worker`), so load times and peak memory are clean.
 Numbers are measured here, never typed in.
@@ -32,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROMPT = [{"role": "user", "content": "Explain, step by step, how long multiplication works, with an example."}]
 NEW_TOKENS = 128
 RUNS = 3
+BATCH = 8
 
 
 def peak_mb() -> float:
@@ -94,7 +96,25 @@ def worker_cache(tier: str, dtype: str) -> dict:
     return {mode: {k: statistics.median(r[k] for r in runs) for k in runs[0]} for mode, runs in out.items()}
 
 
-WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache}
+def worker_batch(tier: str, dtype: str) -> dict:
+    from kitchen.models import load_model
+    from kitchen.sweep import make_problems, question
+
+    model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
+    conversations = [[{"role": "user", "content": question(a, b)}] for a, b in make_problems(3, BATCH, seed=7)]
+    model.generate(conversations[0], max_new_tokens=8, reuse_cache=False)  # warm-up
+    t0 = time.perf_counter()
+    singles = [model.generate(c, max_new_tokens=96, reuse_cache=False) for c in conversations]
+    t1 = time.perf_counter()
+    batch = model.generate_batch(conversations, max_new_tokens=96)
+    t2 = time.perf_counter()
+    same = sum(a.token_ids == b.token_ids for a, b in zip(singles, batch))
+    return {"n": len(conversations), "one_at_a_time_s": t1 - t0, "batched_s": t2 - t1,
+            "tokens_single": sum(g.new_tokens for g in singles), "tokens_batch": sum(g.new_tokens for g in batch),
+            "identical_replies": same}
+
+
+WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "batch": worker_batch}
 
 
 def run_worker(name: str, tier: str, dtype: str, env: dict | None = None) -> dict:
@@ -163,7 +183,21 @@ def section_cache(tier: str, dtype: str) -> None:
           f"total {fresh['total_s'] / reuse['total_s']:.2f}x")
 
 
-SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache}
+def section_batch(tier: str, dtype: str) -> None:
+    r = run_worker("batch", tier, dtype)
+    print(f"\n## Batched generation ({tier}, {dtype}; {r['n']} three-digit multiplications, tools off, "
+          f"as in the chapter 06 sweep)\n")
+    print(table(["way", "seconds", "tokens written", "tokens/s"], [
+        ["one at a time", f"{r['one_at_a_time_s']:.1f}", r["tokens_single"],
+         f"{r['tokens_single'] / r['one_at_a_time_s']:.1f}"],
+        [f"one batch of {r['n']} (left padding)", f"{r['batched_s']:.1f}", r["tokens_batch"],
+         f"{r['tokens_batch'] / r['batched_s']:.1f}"],
+    ]))
+    print(f"\nratio (one at a time / batched): {r['one_at_a_time_s'] / r['batched_s']:.1f}x; "
+          f"{r['identical_replies']} of {r['n']} replies identical token for token")
+
+
+SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache, "batch": section_batch}
 
 
 def main() -> None:

@@ -86,3 +86,17 @@ def test_logprobs_of_a_continuation(model):
 def test_common_prefix():
     assert common_prefix([1, 2, 3], [1, 2, 4]) == 2
     assert common_prefix([], [1]) == 0
+
+
+def test_batch_rows_of_different_lengths(model):
+    conversations = [MESSAGES, [{"role": "user", "content": "Hi"}],
+                     [{"role": "user", "content": "A much longer question about nursery rhymes and sheep?"}]]
+    batch = model.generate_batch(conversations, max_new_tokens=6)
+    assert len(batch) == 3
+    for gen, messages in zip(batch, conversations):
+        assert gen.prompt == model.render(messages) and gen.new_tokens == 6
+        assert "".join(t.text for t in gen.tokens) == gen.text == model.tok.decode(gen.token_ids)
+        assert all(0 < t.prob <= 1 for t in gen.tokens)
+    # The longest prompt has no padding, so its greedy reply is the one-at-a-time reply.
+    single = model.generate(conversations[2], max_new_tokens=6, reuse_cache=False)
+    assert batch[2].token_ids == single.token_ids

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from kitchen.replay import (FORMAT, RECORDINGS, RecordingModel, ReplayMiss, ReplayModel, read_recording,
-                            run_key)
+from kitchen.replay import (FORMAT, RECORDINGS, RecordingModel, ReplayMiss, ReplayModel, batch_key,
+                            read_recording, run_key)
 from kitchen.schemas import as_schema
 from kitchen.tools import calculator
 from tiny import tiny_model
@@ -63,11 +63,14 @@ def test_committed_recordings_replay_their_own_prompts(path):
     assert data["model"]["source"] in ("pack", "hub") and data["model"]["tier"] == path.parent.name
     replay = ReplayModel(path.parent.name)
     for run in data["runs"]:
-        if run["kind"] != "generate":
+        if run["kind"] == "logprobs":
             continue
         prompt = replay.render(run["messages"], run["tools"] or None, prefix=run["prefix"])
         assert prompt == run["prompt"]
-        assert run["key"] == run_key(prompt, run["settings"]["max_new_tokens"], run["settings"]["stop"])
+        settings = run["settings"]
+        key = (run_key(prompt, settings["max_new_tokens"], settings["stop"]) if run["kind"] == "generate"
+               else batch_key(prompt, settings["max_new_tokens"]))
+        assert run["key"] == key
         assert replay.encode(prompt) == run["prompt_ids"]
         assert replay.tok.decode([i for i in run["token_ids"] if i not in replay.end_ids]) == run["text"]
 
@@ -75,3 +78,14 @@ def test_committed_recordings_replay_their_own_prompts(path):
 def test_there_are_recordings_for_both_tiers():
     tiers = {p.parent.name for p in committed()}
     assert {"0.5b", "1.5b"} <= tiers
+
+
+def test_batched_requests_are_recorded_and_replayed(tmp_path):
+    recorder = RecordingModel(tiny_model(), "batch", folder=tmp_path)
+    conversations = [MESSAGES, [{"role": "user", "content": "What is 2 × 3?"}]]
+    live = recorder.generate_batch(conversations, max_new_tokens=5)
+    replay = ReplayModel("0.5b", folder=tmp_path)
+    again = replay.generate_batch(conversations, max_new_tokens=5)
+    assert [g.token_ids for g in again] == [g.token_ids for g in live]
+    with pytest.raises(ReplayMiss):
+        replay.generate(MESSAGES, max_new_tokens=5)  # a batched reply does not answer a single request

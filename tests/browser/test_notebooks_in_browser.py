@@ -1,0 +1,164 @@
+"""The notebooks as a learner sees them: JupyterLab in headless Chromium, driven by Playwright.
+
+Each notebook in notebooks/ is opened in a private JupyterLab (a temporary copy of the folder,
+kernels on the replay recordings, no model) and run top to bottom. The suite then checks:
+
+- no cell ends in an error (a traceback), and every cell ran;
+- every widget rendered: no "Error displaying widget", no "Loading widget..." left, and every
+  `kitchen-*` widget is visible on the page;
+- every cell that makes a figure shows it as an image;
+- the widgets that teach respond to a learner: the step-through's Next moves one token on and
+  shows that token's top-k plot, the harness debugger's Next moves the loop one phase on, the
+  tools off/on widget shows text in both panes, the dashboard's Run fills both its panes.
+
+A full-page screenshot of each notebook after its run goes to artifacts/browser/.
+
+What it does not check: whether the model's answers are right or repeat (replay only repeats
+recordings; the model tests and nbval's output comparison cover content), pixel-exact layout,
+other browsers, or how the notebooks behave on a live model.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from lab_page import until
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+NAMES = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+# Widgets a notebook is known to show: their checks fail if the widget is missing there.
+EXPECTED = {
+    "01_arithmetic_one_token_at_a_time.ipynb": ["kitchen-step-through", "kitchen-tools-off-on"],
+}
+TIMEOUT = 30.0  # seconds for one widget to respond to a click (replay answers at once)
+
+CELL_OF = "el => { const c = el.closest('[data-kitchen-cell]'); return c ? Number(c.dataset.kitchenCell) : null; }"
+# A pane's text without its first child (the title), so an empty pane reads as "".
+PANE_TEXT = "el => [...el.children].slice(1).map(c => c.innerText).join('\\n').trim()"
+TOPK_IMAGE = "el => { const img = el.querySelector('.kitchen-topk img'); return img ? img.src : null; }"
+
+
+def report(run, problems: list[str]) -> str:
+    lines = [f"{run.name}: {len(problems)} problem(s) in the browser"] + [f"  - {p}" for p in problems]
+    if run.screenshot:
+        lines.append(f"  screenshot: {run.screenshot}")
+    if run.console_errors:
+        unique = list(dict.fromkeys(run.console_errors))[:5]
+        lines += ["  browser console errors (distinct, first five):"] + [f"    {e}" for e in unique]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_and_renders(runs, name):
+    run = runs.get(name)
+    if run.problems:
+        pytest.fail(report(run, run.problems), pytrace=False)
+
+
+def check_every(runs, kind: str, check) -> None:
+    """Apply `check(page, widget)` to every `.kind` widget in every notebook; collect what fails.
+
+    `check` returns None when the widget behaved, or a sentence saying what went wrong."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    found = []
+    for run in runs.all():
+        for widget in run.page.locator(f".{kind}").all():
+            found.append((run, widget, f"{run.name}, .{kind} in {run.cell_label(widget.evaluate(CELL_OF))}"))
+    failures = [f"{name}: no .{kind} widget on the page after the run (this notebook shows one)"
+                for name, kinds in EXPECTED.items() if kind in kinds and not any(r.name == name for r, _, _ in found)]
+    if not found and not failures:
+        pytest.skip(f"no notebook shows a .{kind} widget yet")
+    for run, widget, where in found:
+        try:
+            problem = check(run.page, widget)
+        except PlaywrightError as err:
+            problem = f"the browser could not use it: {str(err).splitlines()[0]}"
+        if problem:
+            failures.append(f"{where}: {problem}")
+    if failures:
+        pytest.fail("\n".join(failures), pytrace=False)
+
+
+def test_step_through_next_moves_one_token(runs):
+    def check(page, widget):
+        caption = widget.locator(".kitchen-caption")
+        match = re.search(r"step (\d+) of (\d+)", caption.inner_text())
+        if not match:
+            return f"the caption reads {caption.inner_text()!r}, not 'step i of N'"
+        step, total = map(int, match.groups())
+        if step == total:
+            return f"it already shows the last step ({step} of {total}), so Next cannot be tried"
+        image_before = widget.evaluate(TOPK_IMAGE)
+        widget.locator(".kitchen-next").click()
+        want = f"step {step + 1} of {total}"
+        if not until(lambda: want in caption.inner_text(), TIMEOUT, page):
+            return f"after Next the caption reads {caption.inner_text()!r}, not {want!r}"
+        if not until(lambda: widget.evaluate(TOPK_IMAGE) not in (None, image_before), TIMEOUT, page):
+            return f"after Next ({want}) the top-k output (.kitchen-topk) shows no new plot image"
+        return None
+
+    check_every(runs, "kitchen-step-through", check)
+
+
+def test_debugger_next_moves_one_phase(runs):
+    def check(page, widget):
+        status = widget.locator(".kitchen-debugger-status")
+        before = status.inner_text().strip()
+        button = widget.locator(".kitchen-next")
+        if button.is_disabled():
+            return f"Next is disabled before any step (status {before!r})"
+        button.click()
+        if not until(lambda: status.inner_text().strip() not in ("", before), TIMEOUT, page):
+            return f"Next did not move the loop on: the status still reads {before!r}"
+        return None
+
+    check_every(runs, "kitchen-debugger", check)
+
+
+def pane_problems(panes) -> str | None:
+    """None when every pane holds text; else which panes are empty or report a replay miss."""
+    problems = []
+    for i, pane in enumerate(panes):
+        name = (pane.get_attribute("class") or "").split()
+        name = next((c for c in name if c.startswith("kitchen-pane")), f"pane {i + 1}")
+        text = pane.evaluate(PANE_TEXT)
+        if not text:
+            problems.append(f".{name} is empty")
+        elif "No recording" in text:
+            problems.append(f".{name} reports a missing replay recording: {' '.join(text.split())[-200:]}")
+    return "; ".join(problems) or None
+
+
+def test_tools_off_on_fills_both_panes(runs):
+    def check(page, widget):
+        return pane_problems([widget.locator(".kitchen-pane-off"), widget.locator(".kitchen-pane-on")])
+
+    check_every(runs, "kitchen-tools-off-on", check)
+
+
+def test_dashboard_runs_in_both_panes(runs):
+    """The dashboard (chapter 06) is expected to hold `.kitchen-run`, optionally `.kitchen-reset`,
+    and two panes whose classes start with `kitchen-pane`. Reset (if there) empties the panes, Run
+    answers the question in the box in both, and Run is disabled while it works."""
+
+    def check(page, widget):
+        panes = widget.locator('[class*="kitchen-pane"]').all()
+        if len(panes) < 2:
+            return f"it has {len(panes)} pane(s) with a kitchen-pane* class, not two"
+        reset = widget.locator(".kitchen-reset")
+        if reset.count():
+            reset.first.click()
+            until(lambda: not any(p.evaluate(PANE_TEXT) for p in panes), TIMEOUT, page)
+        run_button = widget.locator(".kitchen-run").first
+        run_button.click()
+        page.wait_for_timeout(500)
+        until(lambda: run_button.is_enabled() and all(p.evaluate(PANE_TEXT) for p in panes), TIMEOUT, page)
+        return pane_problems(panes)
+
+    check_every(runs, "kitchen-dashboard", check)

@@ -1,0 +1,51 @@
+"""Chapter 06's experiment logic: problems, answer extraction on real-looking replies, intervals."""
+
+import pytest
+
+from kitchen.arithmetic import extract_answer
+from kitchen.sweep import make_problems, question, summarize, wilson
+
+
+def test_problems_are_seeded_and_have_the_right_size():
+    assert make_problems(3, 5, seed=0) == make_problems(3, 5, seed=0)
+    assert make_problems(3, 5, seed=0) != make_problems(3, 5, seed=1)
+    for d in range(1, 7):
+        for a, b in make_problems(d, 20):
+            assert len(str(a)) == len(str(b)) == d
+    assert make_problems(4, 3, seed=2)[:2] == make_problems(4, 2, seed=2)  # a prefix of the same stream
+    assert question(12, 34) == "What is 12 × 34?"
+
+
+# Replies in the shapes the packs write (and a few they might): the number to extract, or None.
+REPLIES = [
+    ("1234 × 5678 equals 7,000,000,000.", 7_000_000_000),
+    ("The result of 1234 × 5678 is 7006652.", 7_006_652),
+    ("The tool's result is 645498.", 645_498),
+    ("To calculate \\( 12 \\times 34 \\), ...\n\\[\n\\boxed{408}\n\\]", 408),
+    ("So, \\( 1234 \\times 5678 = 7,050,952 \\).", 7_050_952),
+    ("56 × 78 = 4368", 4368),
+    ("The product of 56 and 78 is 4 368.", 4368),
+    ("7 * 8 = 56. Let me know if you need anything else!", 56),
+    ("The answer is:\n\n**4368**", 4368),
+    ("Sure! 123 × 456 equals 56,088. This was calculated by multiplying.", 56_088),
+    ("I can't do that.", None),
+]
+
+
+@pytest.mark.parametrize("reply, expected", REPLIES)
+def test_answer_extraction(reply, expected):
+    assert extract_answer(reply) == expected
+
+
+def test_wilson_interval():
+    low, high = wilson(18, 20)
+    assert 0.69 < low < 0.70 and 0.97 < high < 0.98
+    assert wilson(0, 20)[0] == 0.0 and wilson(20, 20)[1] == 1.0
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_summarize_counts_per_mode_and_digits():
+    rows = [{"mode": "off", "digits": 2, "right": True}, {"mode": "off", "digits": 2, "right": False},
+            {"mode": "on", "digits": 2, "right": True}]
+    points = {(p.mode, p.digits): (p.right, p.n) for p in summarize(rows)}
+    assert points == {("off", 2): (1, 2), ("on", 2): (1, 1)}
