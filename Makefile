@@ -8,7 +8,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q
 # Tests and recorded outputs use the offline pack, never the network.
 OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=0.5b:pack
 
-.PHONY: venv lab test test-fast notebooks record benchmark pack-1.5b clean
+.PHONY: venv lab test test-fast test-browser notebooks record benchmark pack-1.5b clean
 
 venv: $(VENV)/.installed
 
@@ -23,14 +23,18 @@ $(VENV)/.installed: requirements.txt requirements-pack-0.5b.txt pyproject.toml
 lab: venv
 	$(VENV)/bin/jupyter lab notebooks/
 
-## Every test: unit, model (0.5B offline pack) and notebooks (nbval), offline.
+## Every test: unit, model (0.5B offline pack), notebooks (nbval) and the browser suite, offline.
 test: venv
 	$(OFFLINE) $(PY) -m pytest tests notebooks --nbval-lax --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900 -p no:cacheprovider
 
-## Unit tests only (no model): seconds.
+## Unit tests only (no model, no browser): seconds.
 test-fast: venv
-	$(PY) -m pytest tests -m "not model" -p no:cacheprovider
+	$(PY) -m pytest tests -m "not model and not browser" -p no:cacheprovider
+
+## The browser suite alone: each notebook run in JupyterLab in headless Chromium, on replay (no model).
+test-browser: venv
+	$(PY) -m pytest tests/browser -p no:cacheprovider
 
 ## Re-run every notebook top to bottom with the offline pack and save its outputs.
 notebooks: venv

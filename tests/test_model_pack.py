@@ -49,3 +49,33 @@ def test_a_recording_is_regenerated_token_for_token():
                             reuse_cache=False)
         assert gen.prompt_ids == run["prompt_ids"]
         assert gen.token_ids == run["token_ids"], run["messages"][-1]["content"][:60]
+
+
+def test_the_small_pack_fails_a_two_call_task_as_chapter_03_shows(model):
+    """Chapter 03: with the answer note the 0.5B pack answers after one call, filling in the rest;
+    without it (and asked to go step by step) it loops until the cap. It never completes the task."""
+    from kitchen.protocols import NativeProtocol
+    from kitchen.tasks import grade, load_tasks
+
+    task = load_tasks("multi")[0]  # which rhyme mentions a sheep, then count its words
+    with_note = run_harness(model, task.request, task.functions, max_steps=4, max_new_tokens=100)
+    assert with_note.stop_reason == "answer" and len(with_note.results) == 1
+    assert not grade(task, with_note).completed
+    system = ("You are a helpful assistant. Solve the task step by step: call one tool at a time, read its "
+              "result, then call the next tool the task needs. When every part of the task is done, answer "
+              "the user.")
+    steps = run_harness(model, [{"role": "system", "content": system}, {"role": "user", "content": task.request}],
+                        task.functions, max_steps=4, max_new_tokens=100, protocol=NativeProtocol(result_note=""))
+    assert steps.stop_reason == "cap" and not grade(task, steps).completed
+
+
+def test_a_tiny_sweep_with_the_live_pack(model):
+    from kitchen.sweep import make_problems, run_off, run_on, summarize
+
+    problems = make_problems(2, 2, seed=3)
+    rows = run_off(model, problems, batch_size=2) + run_on(model, problems)
+    assert [(r["mode"], r["a"], r["b"]) for r in rows] == [("off", a, b) for a, b in problems] + \
+        [("on", a, b) for a, b in problems]
+    on = [r for r in rows if r["mode"] == "on"]
+    assert all(r["called"] and r["right"] for r in on)  # with the calculator, 2-digit products are right
+    assert {(p.mode, p.n) for p in summarize(rows)} == {("off", 2), ("on", 2)}

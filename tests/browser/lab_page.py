@@ -173,7 +173,7 @@ def page_problems(run: NotebookRun) -> list[str]:
             at = f" at {where.group(1)}" if where else ""
             problems.append(f"{cell.label} raised {e['ename']}{at}: {e['evalue']}")
     if any(c.errors for c in run.cells):
-        skipped = [c.label for c in run.cells if c.count is None]
+        skipped = [c.label for c in run.cells if c.count is None and not c.errors]
         if skipped:
             problems.append(f"{len(skipped)} cell(s) did not run after the error, from {skipped[0]}")
     for cell in run.cells:
