@@ -77,10 +77,19 @@ class LabServer:
         psutil.wait_procs(alive, timeout=5)
 
 
-def start_lab(notebooks: Path, workdir: Path, timeout: float = 90.0) -> LabServer:
-    """Copy `notebooks` into `workdir` and serve the copy; return once the server answers."""
+def start_lab(notebooks: Path, workdir: Path, timeout: float = 90.0,
+              disabled_extensions: tuple[str, ...] = ()) -> LabServer:
+    """Copy `notebooks` into `workdir` and serve the copy; return once the server answers.
+
+    `disabled_extensions` names JupyterLab extensions to switch off in this server's own config
+    (as `jupyter labextension disable` would), e.g. the widgets manager, to check that the suite
+    notices what a learner would see without it."""
     root = workdir / "notebooks"
     shutil.copytree(notebooks, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    if disabled_extensions:
+        page_config = workdir / "config" / "labconfig" / "page_config.json"
+        page_config.parent.mkdir(parents=True, exist_ok=True)
+        page_config.write_text(json.dumps({"disabledExtensions": {name: True for name in disabled_extensions}}))
     settings = workdir / "lab-settings"
     for name, values in SETTINGS.items():
         path = settings / name

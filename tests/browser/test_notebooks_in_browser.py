@@ -168,3 +168,27 @@ def test_dashboard_runs_in_both_panes(runs):
         return pane_problems(panes)
 
     check_every(runs, "kitchen-dashboard", check)
+
+
+def test_a_missing_widgets_extension_is_reported(browser, tmp_path):
+    """The suite's own check: with the widgets extension switched off (what a learner gets when
+    `jupyterlab_widgets` is missing), chapter 01's run must fail the checks above, and the report
+    must name the notebook and each cell whose widget did not appear."""
+    from lab_page import WIDGET_MIME, page_problems, run_notebook
+    from lab_server import start_lab
+
+    name = NAMES[0]
+    server = start_lab(NOTEBOOKS, tmp_path, disabled_extensions=("@jupyter-widgets/jupyterlab-manager",))
+    try:
+        run = run_notebook(browser, server, name, timeout=120)
+        problems = page_problems(run)
+        run.page.close()
+    finally:
+        server.stop()
+    widget_cells = [c.label for c in run.cells if WIDGET_MIME in c.mimes]
+    assert widget_cells, f"{name} showed no widget at all, so the check could not be tried"
+    text = report(run, problems)
+    assert text.startswith(f"{name}: "), text
+    missing = [label for label in widget_cells if not any(label in p and "widget" in p for p in problems)]
+    assert not missing, f"these widget cells were not reported without the extension: {missing}\n{text}"
+    print(text)  # what the failure would have said (shown with -s)
