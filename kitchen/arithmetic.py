@@ -32,6 +32,11 @@ EQUATION = re.compile(rf"(\d[\d,]*)\s*{TIMES}\s*(\d[\d,]*)\s*=\s*(\d[\d,]*)")
 # at most a LaTeX line end and a comment in brackets.
 NUMBER_LINE = re.compile(r"^\s*[+&$]?\s*(-?\d[\d, ]*(?:\\,\d{3})*)\s*(?:\\\\|&|\$)?\s*"
                          r"(?:\(.*\)|\\text\{.*\}|\\quad.*)?\s*(?:\\\\)?\s*\$?\s*$")
+# The end of a text that names a variable about to be assigned: "num2 " in "num2 = 490".
+ASSIGNED_NAME = re.compile(r"(?<![\w\\])[A-Za-z_]\w*\s*$")
+# What may stand between "=" / "equals" / "is" and the number it states: spaces, markup, a hedge.
+ANSWER_GAP = re.compile(r"(?:[\s$*_:\\(\[{~≈]|approximately|about|roughly|around|exactly|equal|to|"
+                        r"the|answer|result|product|final|therefore|boxed|text|mathbf|bf)*", re.IGNORECASE)
 RULE_LINE = re.compile(r"^\s*(?:\\hline|[-_=]{3,}|\\midrule)\s*$")
 
 
@@ -57,14 +62,18 @@ def numbers_in(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def find_answer(text: str) -> tuple[int, int, int] | None:
+def find_answer(text: str, cut_off: bool = False) -> tuple[int, int, int] | None:
     """The final number a reply commits to, as (value, start, end) in `text`, or None.
 
-    Prefers the last `\\boxed{…}`, then the number right after the last "=", "equals", "is",
-    then the last number in the text.
+    Prefers the last `\\boxed{…}`, then the number right after the last "=", "equals", "is"
+    (an assignment to a name, as in code's `num2 = 490` or LaTeX's `\\(a = 12\\)`, is not an
+    answer), then the last number in the text. A reply that was `cut_off` by the token limit
+    before it stated an answer has none: its last number is just where it stopped.
 
     >>> find_answer("So 2 + 2 = 4.")
     (4, 11, 12)
+    >>> find_answer("num1 = 979\\nnum2 = 490\\nSo, 97", cut_off=True) is None
+    True
     """
     boxed = list(re.finditer(r"\\boxed\{([^}]*)\}", text))
     if boxed:
@@ -73,15 +82,20 @@ def find_answer(text: str) -> tuple[int, int, int] | None:
             value, start, end = found[-1]
             return value, boxed[-1].start(1) + start, boxed[-1].start(1) + end
     for marker in reversed(list(re.finditer(r"=|\bequals?\b|\bis\b", text))):
+        if marker.group() == "=" and ASSIGNED_NAME.search(text[:marker.start()]):
+            continue
         after = numbers_in(text[marker.end():marker.end() + 40])
-        if after and not re.match(r"\s*[\d,]+\s*" + TIMES, text[marker.end():]):
+        if after and not re.match(r"\s*[\d,]+\s*" + TIMES, text[marker.end():]) \
+                and ANSWER_GAP.fullmatch(text[marker.end():marker.end() + after[0][1]]):
             value, start, end = after[0]
             return value, marker.end() + start, marker.end() + end
+    if cut_off:
+        return None
     found = numbers_in(text)
     return found[-1] if found else None
 
 
-def extract_answer(text: str) -> int | None:
+def extract_answer(text: str, cut_off: bool = False) -> int | None:
     """The final number a reply commits to, or None (see `find_answer`).
 
     >>> extract_answer("1234 × 5678 equals 7,000,000,000.")
@@ -91,7 +105,7 @@ def extract_answer(text: str) -> int | None:
     >>> extract_answer("no digits here") is None
     True
     """
-    found = find_answer(text)
+    found = find_answer(text, cut_off)
     return found[0] if found else None
 
 

@@ -54,7 +54,8 @@ def run_off(model, problems: list[tuple[int, int]], *, batch_size: int = 8, max_
         gens = model.generate_batch([[{"role": "user", "content": question(a, b)}] for a, b in chunk],
                                     max_new_tokens=max_new_tokens)
         for (a, b), gen in zip(chunk, gens):
-            rows.append(_row("off", a, b, gen.text, gen.text, gen.new_tokens))
+            rows.append(_row("off", a, b, gen.text, gen.text, gen.new_tokens,
+                             cut_off=gen.stop_reason == "max_new_tokens"))
             if on_row:
                 on_row(rows[-1])
     return rows
@@ -75,10 +76,27 @@ def run_on(model, problems: list[tuple[int, int]], *, max_new_tokens: int = 80,
     return rows
 
 
-def _row(mode: str, a: int, b: int, answer: str, text: str, tokens: int, called: bool = False) -> dict:
-    found = extract_answer(answer)
+def _row(mode: str, a: int, b: int, answer: str, text: str, tokens: int, called: bool = False,
+         cut_off: bool = False) -> dict:
+    found = extract_answer(answer, cut_off=cut_off)
     return {"mode": mode, "digits": len(str(a)), "a": a, "b": b, "answer": found, "right": found == a * b,
-            "called": called, "tokens": tokens, "text": text}
+            "called": called, "cut_off": cut_off, "tokens": tokens, "text": text}
+
+
+def regrade(rows: list[dict], max_new_tokens: int) -> list[dict]:
+    """Tools-off rows graded again from their saved text with today's `extract_answer` (a reply
+    that used all `max_new_tokens` was cut off). No model runs; tools-on rows are kept as they are.
+
+    >>> regrade([{"mode": "off", "a": 12, "b": 34, "text": "12 × 34 = 408.", "tokens": 9}], 96)[0]["right"]
+    True
+    """
+    out = []
+    for row in rows:
+        if row["mode"] == "off":
+            row = _row("off", row["a"], row["b"], row["text"], row["text"], row["tokens"],
+                       cut_off=row["tokens"] >= max_new_tokens)
+        out.append(row)
+    return out
 
 
 @dataclass

@@ -6,8 +6,11 @@
 Sections:
 - load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
   cache folder) against a warm load from the cache; each in a fresh process.
-- decode: the same chat prompt and 128 greedy tokens per engine setting (float32, bfloat16):
-  decode tokens/s, time to first token (pre-fill), peak memory; median of 3 runs, fresh process each.
+- decode: the same chat prompt and 128 greedy tokens per engine setting (float32, bfloat16, and
+  the int8 fast mode): decode tokens/s, time to first token (pre-fill), peak memory, load time;
+  each against llama.cpp on the same GGUF (when `llama-cpp-python` is installed) and against this
+  machine's memory-bandwidth bound (measured here, over the weight bytes each token reads);
+  median of 3 runs, fresh process each.
 - cache: a harness turn after a tool result, with the KV cache of the previous turn reused
   (only the new tokens pre-filled) against a full re-prefill.
 - batch: the chapter 06 sweep's tools-off answers, one batch against one at a time.
@@ -34,6 +37,7 @@ PROMPT = [{"role": "user", "content": "Explain, step by step, how long multiplic
 NEW_TOKENS = 128
 RUNS = 3
 BATCH = 8
+DECODE_SETTINGS = ("float32", "bfloat16", "int8")  # int8: the fast mode (kitchen.models.quantize_int8)
 
 
 def peak_mb() -> float:
@@ -60,7 +64,9 @@ def worker_load(tier: str, dtype: str) -> dict:
 def worker_decode(tier: str, dtype: str) -> dict:
     from kitchen.models import load_model
 
+    t0 = time.perf_counter()
     model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
+    load_s = time.perf_counter() - t0
     model.generate(PROMPT, max_new_tokens=8, reuse_cache=False)  # warm-up
     runs = []
     for _ in range(RUNS):
@@ -70,7 +76,76 @@ def worker_decode(tier: str, dtype: str) -> dict:
     return {"prompt_tokens": len(gen.prompt_ids), "new_tokens": statistics.median(r["tokens"] for r in runs),
             "prefill_s": statistics.median(r["prefill_s"] for r in runs),
             "decode_tok_s": statistics.median(r["decode_tok_s"] for r in runs),
+            "load_s": load_s, "weight_bytes": bytes_read_per_token(model.hf_model),
             "model": model.describe(), "peak_mb": peak_mb()}
+
+
+def bytes_read_per_token(hf_model) -> int:
+    """The weight bytes one decoded token must read: every linear layer (the output head too) and
+    every norm. The embedding table is not counted (a token reads one row of it) unless it is
+    also the output head (tied weights), which the head's own count covers."""
+    import torch
+
+    total, seen = 0, set()
+    for module in hf_model.modules():
+        if isinstance(module, torch.nn.Embedding):
+            continue
+        packed = getattr(module, "_packed_params", None)
+        if packed is not None and callable(getattr(module, "weight", None)):  # dynamic int8 Linear
+            weight, bias = module.weight(), module.bias()
+            total += weight.numel() * weight.element_size()
+            total += 0 if bias is None else bias.numel() * bias.element_size()
+            continue
+        for param in module.parameters(recurse=False):
+            if param.data_ptr() not in seen:
+                seen.add(param.data_ptr())
+                total += param.numel() * param.element_size()
+    return total
+
+
+def worker_bandwidth(tier: str, dtype: str) -> dict:
+    """Memory read bandwidth: sum a 1 GiB float32 tensor (far larger than any cache), best of 5."""
+    import torch
+
+    data = torch.ones(256 * 1024 * 1024, dtype=torch.float32)
+    data.sum()
+    best = min(_timed(data.sum) for _ in range(5))
+    return {"read_gb_s": data.numel() * 4 / best / 1e9}
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def worker_llamacpp(tier: str, dtype: str) -> dict:
+    """llama.cpp on the same GGUF file, same prompt (its own chat template), same threads."""
+    from llama_cpp import Llama
+
+    from kitchen import packs
+    from kitchen.models import TIERS
+
+    gguf = packs.assemble(TIERS[tier].pack, progress=False)
+    t0 = time.perf_counter()
+    llm = Llama(model_path=str(gguf), n_ctx=1024, n_threads=os.cpu_count(), verbose=False)
+    load_s = time.perf_counter() - t0
+    runs = []
+    for _ in range(RUNS):
+        llm.reset()
+        t0 = time.perf_counter()
+        first = None
+        count = 0
+        for _ in llm.create_chat_completion(PROMPT, max_tokens=NEW_TOKENS, temperature=0.0, stream=True):
+            count += 1
+            if first is None:
+                first = time.perf_counter()
+        end = time.perf_counter()
+        runs.append({"prefill_s": first - t0, "decode_tok_s": (count - 1) / (end - first), "tokens": count})
+    return {"prefill_s": statistics.median(r["prefill_s"] for r in runs),
+            "decode_tok_s": statistics.median(r["decode_tok_s"] for r in runs),
+            "new_tokens": statistics.median(r["tokens"] for r in runs), "load_s": load_s,
+            "weight_bytes": gguf.stat().st_size, "peak_mb": peak_mb()}
 
 
 def worker_cache(tier: str, dtype: str) -> dict:
@@ -114,7 +189,8 @@ def worker_batch(tier: str, dtype: str) -> dict:
             "identical_replies": same}
 
 
-WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "batch": worker_batch}
+WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "batch": worker_batch,
+           "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp}
 
 
 def run_worker(name: str, tier: str, dtype: str, env: dict | None = None) -> dict:
@@ -153,18 +229,30 @@ def section_load(tier: str, dtype: str) -> None:
 
 
 def section_decode(tier: str, dtype: str) -> dict:
-    rows, results = [], {}
-    for setting in ("float32", "bfloat16"):
-        r = run_worker("decode", tier, setting)
-        results[setting] = r
-    base = results["float32"]["decode_tok_s"]
+    results = {setting: run_worker("decode", tier, setting) for setting in DECODE_SETTINGS}
+    try:
+        import llama_cpp  # noqa: F401  (a reference only: never a dependency of the notebooks)
+
+        results["llama.cpp"] = run_worker("llamacpp", tier, "gguf")
+        note = f"llama.cpp: llama-cpp-python {llama_cpp.__version__}, same GGUF file, {os.cpu_count()} threads"
+    except ImportError:
+        note = ("llama.cpp: not measured, llama-cpp-python is not installed here (it is a reference, "
+                "never a dependency; `pip install llama-cpp-python` builds it from source)")
+    bandwidth = run_worker("bandwidth", tier, dtype)["read_gb_s"]
+    reference = results.get("llama.cpp", {}).get("decode_tok_s")
+    rows = []
     for setting, r in results.items():
-        rows.append([setting, f"{r['decode_tok_s']:.1f}", f"{r['decode_tok_s'] / base:.2f}x",
-                     f"{r['prefill_s'] * 1000:.0f} ms", f"{r['peak_mb']:,.0f} MB", f"{r['new_tokens']:.0f}"])
-    print(f"\n## Decode ({tier}; {results['float32']['prompt_tokens']}-token chat prompt, "
-          f"{NEW_TOKENS} greedy tokens, median of {RUNS}, {os.cpu_count()} CPUs)\n")
-    print(table(["engine setting", "decode tokens/s", "vs float32", "time to first token", "peak memory",
-                 "tokens"], rows))
+        bound = bandwidth * 1e9 / r["weight_bytes"]  # tokens/s if reading the weights were all it took
+        rows.append([setting, f"{r['decode_tok_s']:.1f}", f"{r['prefill_s'] * 1000:.0f} ms",
+                     f"{r['peak_mb']:,.0f} MB", f"{r['load_s']:.1f} s", f"{r['weight_bytes'] / 1e9:.2f} GB",
+                     f"{r['decode_tok_s'] / reference:.2f}" if reference else "n/a",
+                     f"{r['decode_tok_s'] / bound:.2f} of {bound:.0f}"])
+    print(f"\n## Decode ({tier}; the same {results['float32']['prompt_tokens']}-token chat prompt, "
+          f"{NEW_TOKENS} greedy tokens, median of {RUNS}, {os.cpu_count()} threads)\n")
+    print(table(["engine setting", "decode tokens/s", "time to first token", "peak memory", "load",
+                 "weights read per token", "vs llama.cpp", "vs bandwidth bound (tokens/s)"], rows))
+    print(f"\nmemory read bandwidth measured here: {bandwidth:.1f} GB/s; a setting's bound is that bandwidth "
+          f"over its weight bytes per token.\n{note}")
     return results
 
 

@@ -2,6 +2,7 @@
 
     python scripts/digits_sweep.py                          # every installed pack, 20 problems each
     python scripts/digits_sweep.py --tiers 0.5b --problems 20 --max-digits 6
+    python scripts/digits_sweep.py --regrade                # grade the saved replies again, no model
 
 For each digit count d = 1 … max-digits: `problems` seeded random d-digit × d-digit
 multiplications. Tools off: answered in batches (left padding). Tools on: the harness with the
@@ -25,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from kitchen import packs  # noqa: E402
 from kitchen.models import TIERS, load_model  # noqa: E402
-from kitchen.sweep import make_problems, run_off, run_on, summarize  # noqa: E402
+from kitchen.sweep import make_problems, regrade, run_off, run_on, summarize  # noqa: E402
 
 RESULTS_FILE = ROOT / "data" / "experiments" / "digits_sweep.json"
 
@@ -63,8 +64,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--off-tokens", type=int, default=96)
+    parser.add_argument("--regrade", action="store_true",
+                        help="re-extract the tools-off answers from the saved replies (after a change to "
+                             "kitchen.arithmetic.extract_answer); runs no model")
     args = parser.parse_args()
     results = json.loads(RESULTS_FILE.read_text()) if RESULTS_FILE.exists() else {}
+    if args.regrade:
+        for tier, run in results.items():
+            before = sum(r["right"] for r in run["rows"])
+            run["rows"] = regrade(run["rows"], run["settings"]["tools_off"]["max_new_tokens"])
+            run["regraded"] = datetime.date.today().isoformat()
+            print(f"{tier}: {before} right before, {sum(r['right'] for r in run['rows'])} after regrading")
+        RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")
+        return
     for tier in args.tiers:
         results[tier] = run_tier(tier, args.problems, args.max_digits, args.seed, args.batch, args.off_tokens)
         RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")

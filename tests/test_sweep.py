@@ -3,7 +3,7 @@
 import pytest
 
 from kitchen.arithmetic import extract_answer
-from kitchen.sweep import make_problems, question, summarize, wilson
+from kitchen.sweep import make_problems, question, regrade, summarize, wilson
 
 
 def test_problems_are_seeded_and_have_the_right_size():
@@ -35,6 +35,36 @@ REPLIES = [
 @pytest.mark.parametrize("reply, expected", REPLIES)
 def test_answer_extraction(reply, expected):
     assert extract_answer(reply) == expected
+
+
+# Replies the 0.5B pack wrote in the sweep that ran out of tokens before an answer (shortened):
+# the operands it assigned or the step it stopped on must not count as its answer.
+CUT_OFF = [
+    "To find the product of 979 and 490, you can use the following Python code:\n\n```python\n"
+    "num1 = 979\nnum2 = 490\nproduct = num1 * num2\nprint(product)\n```\n\nSo, 97",
+    "The distributive property states that \\(a \\times (b + c) = ab + ac\\). Here, \\(a = 37776\\), "
+    "\\(b = 93653\\), and \\(c = 1\\). Applying the distributive property, we get:",
+]
+
+
+@pytest.mark.parametrize("reply", CUT_OFF)
+def test_a_reply_cut_off_before_its_answer_has_none(reply):
+    assert extract_answer(reply, cut_off=True) is None
+
+
+def test_a_reply_cut_off_after_its_answer_keeps_it():
+    assert extract_answer("12 × 34 = 408. To check, multiply 408 by", cut_off=True) == 408
+    assert extract_answer("x = 12 and the product = 408", cut_off=True) is None  # names, not answers
+
+
+def test_regrade_marks_cut_off_rows_and_keeps_tools_on_rows():
+    rows = [{"mode": "off", "a": 979, "b": 490, "text": CUT_OFF[0], "tokens": 96},
+            {"mode": "off", "a": 12, "b": 34, "text": "12 × 34 = 408.", "tokens": 9},
+            {"mode": "on", "a": 1, "b": 2, "text": "anything", "tokens": 5, "answer": 2, "right": True}]
+    off_cut, off_done, on = regrade(rows, max_new_tokens=96)
+    assert off_cut["cut_off"] and off_cut["answer"] is None and not off_cut["right"]
+    assert not off_done["cut_off"] and off_done["answer"] == 408 and off_done["right"]
+    assert on is rows[2]
 
 
 def test_wilson_interval():
