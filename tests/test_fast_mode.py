@@ -7,6 +7,9 @@ The fast mode may become the default engine setting only while these hold with i
 - chapter 03: the two-call task ends as it does on the default setting (the small pack answers after
   one call with the answer note, and runs to the cap without it; it never completes the task).
 
+Measured here: the first two hold with int8; the third does not (without the note, int8 stops with
+a wrong answer instead of looping to the cap), so int8 stays an opt-in mode, not the default.
+
 Marked `model`: the first int8 load converts the pack to float32 once (about 40 s, 2.4 GB cached).
 """
 
@@ -67,6 +70,13 @@ def two_call_endings(model) -> tuple[str, int, bool, str, bool]:
             steps.stop_reason, grade(task, steps).completed)
 
 
-def test_the_two_call_task_ends_as_on_the_default_setting(fast):
+def test_chapter_03_story_changes_so_int8_is_not_the_default(fast):
+    """Measured: with int8, the run without the answer note ends in a plain (wrong) answer instead of
+    running to the cap, so chapter 03's story does not hold, and the default stays bfloat16/float32.
+    If a change makes the endings agree, this fails: then make the fast mode the default."""
     default = load_model("0.5b", "pack", dtype=best_dtype(), announce=False)
-    assert two_call_endings(fast) == two_call_endings(default)
+    fast_endings, default_endings = two_call_endings(fast), two_call_endings(default)
+    assert default_endings == ("answer", 1, False, "cap", False)  # chapter 03, as the notebook shows it
+    assert fast_endings[:3] == default_endings[:3] and not fast_endings[4]
+    assert fast_endings[3] != default_endings[3]
+    assert best_dtype() != "int8"
