@@ -163,7 +163,8 @@ def worker_cache(tier: str, dtype: str) -> dict:
     out = {"reuse": [], "fresh": []}
     for _ in range(RUNS):
         for mode in ("reuse", "fresh"):
-            model.generate(question, tools, stop=["</tool_call>"], reuse_cache=False)  # turn 1 fills the cache
+            model.kv.clear()
+            model.generate(question, tools, stop=["</tool_call>"], reuse_cache=True)  # turn 1 fills the cache
             gen = model.generate(second_messages, tools, stop=["</tool_call>"], reuse_cache=(mode == "reuse"))
             out[mode].append({"ttft_s": gen.prefill_seconds, "total_s": gen.seconds,
                               "prefilled": gen.prefilled_tokens, "prompt": len(gen.prompt_ids),
