@@ -27,3 +27,10 @@ def pytest_terminal_summary(terminalreporter):
         write(f"{path}: {seconds:.0f} s")
     total = sum(_notebook_seconds.values())
     write(f"all {len(_notebook_seconds)} notebooks, top to bottom: {total:.0f} s ({total / 60:.1f} min)")
+
+
+def pytest_collection_modifyitems(items):
+    """Run the browser suite last. Its Playwright session keeps an asyncio loop running in this
+    thread until the session ends, and in-process asyncio tests (the MCP server's) cannot start
+    their own loop after it. `sort` is stable: every other test keeps its order."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
