@@ -63,7 +63,7 @@ def table(rows: Sequence[Sequence], header: Sequence[str]) -> HTML:
     """A plain table (HTML and aligned text)."""
     cells = [[str(c) for c in r] for r in rows]
     head = "".join(f"<th style='text-align:left;padding:2px 8px'>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td style='padding:2px 8px;font-family:monospace'>{html.escape(c)}</td>"
+    body = "".join("<tr>" + "".join(f"<td style='text-align:left;padding:2px 8px;font-family:monospace'>{html.escape(c)}</td>"
                                     for c in r) + "</tr>" for r in cells)
     widths = [max(len(str(h)), *(len(r[i]) for r in cells)) if cells else len(str(h))
               for i, h in enumerate(header)]
@@ -104,8 +104,8 @@ def trace_view(trace) -> HTML:
             rows.append(("answer", "no call: this text is the answer"))
         lines.append(head)
         lines += [f"  {k}: {v}" for k, v in rows]
-        cells = "".join(f"<tr><td style='padding:1px 8px;vertical-align:top;color:#555'>{html.escape(k)}</td>"
-                        f"<td style='padding:1px 8px'><pre style='margin:0;white-space:pre-wrap'>"
+        cells = "".join(f"<tr><td style='text-align:left;padding:1px 8px;vertical-align:top;color:#555'>{html.escape(k)}</td>"
+                        f"<td style='text-align:left;padding:1px 8px'><pre style='margin:0;white-space:pre-wrap;text-align:left'>"
                         f"{html.escape(v)}</pre></td></tr>" for k, v in rows)
         blocks.append(f"<div style='margin:4px 0'><b>{html.escape(head)}</b><table>{cells}</table></div>")
     end = f"Ended by {trace.stop_reason}: {trace.answer}"
