@@ -94,12 +94,10 @@ def available_sources() -> list[tuple[str, tuple[str, str]]]:
 
     Returns (label, (tier, source)) pairs, live sources first.
     """
-    from . import packs
-    from .models import TIERS
+    from .models import TIERS, installed_tiers
     from .replay import RECORDINGS
 
-    live = [(f"{t.label} · offline pack (live)", (t.name, "pack")) for t in TIERS.values()
-            if packs.is_installed(t.pack)]
+    live = [(f"{TIERS[t].label} · offline pack (live)", (t, "pack")) for t in installed_tiers()]
     replay = [(f"{t.label} · replay (recorded)", (t.name, "replay")) for t in TIERS.values()
               if any((RECORDINGS / t.name).glob("*.json"))]
     return live + replay

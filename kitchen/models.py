@@ -133,6 +133,11 @@ def hub_is_reachable(timeout: float = 2.0) -> bool:
     return bool(ok)
 
 
+def installed_tiers() -> list[str]:
+    """The tiers whose offline pack is installed here, smallest first."""
+    return [name for name, tier in TIERS.items() if packs.is_installed(tier.pack)]
+
+
 def choose(tier: str | None = None, source: str | None = None) -> tuple[str, str, str]:
     """Decide (tier, source, why). Arguments win over `KITCHEN_MODEL`; then the fallbacks."""
     env_tier, env_source = parse_choice(os.environ.get(ENV_VAR))
@@ -369,7 +374,7 @@ def quantize_int8(model: LiveModel) -> LiveModel:
 
     with warnings.catch_warnings():  # torch.ao.quantization warns that it is deprecated
         warnings.simplefilter("ignore")
-        hf_model = quantize_dynamic(model.hf_model, {torch.nn.Linear}, dtype=torch.qint8)
+        hf_model = quantize_dynamic(model.hf_model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
     info = dataclasses.replace(model.info, dtype="int8", engine=INT8_ENGINE)
     return LiveModel(hf_model, model.tok, info)
 

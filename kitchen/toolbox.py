@@ -40,6 +40,47 @@ def error_result(name: str, arguments: dict, kind: str, message: str, seconds: f
     return ToolResult(name, arguments, False, f"Error ({kind}): {message}", kind, seconds)
 
 
+INJECTED_POLICIES = ("reject", "ignore")
+
+
+def check_policy(injected_policy: str) -> str:
+    """`injected_policy` if it is one the toolboxes know, else a ValueError."""
+    if injected_policy not in INJECTED_POLICIES:
+        raise ValueError("injected_policy must be 'reject' or 'ignore'")
+    return injected_policy
+
+
+def hidden_tool(name: str, arguments: dict, available: Sequence[str]) -> ToolResult:
+    """The refusal of a tool the model may not call (it exists, but not for the model)."""
+    return error_result(name, arguments, "hidden_tool", f"the tool {name!r} is not available to you. "
+                                                       f"Available tools: {', '.join(available)}.")
+
+
+def unknown_tool(name: str, arguments: dict, available: Sequence[str], where: str = "",
+                 seconds: float = 0.0) -> ToolResult:
+    """The answer to a call of a tool that does not exist (`where`: e.g. " on the server")."""
+    return error_result(name, arguments, "unknown_tool", f"there is no tool named {name!r}{where}. "
+                                                        f"Available tools: {', '.join(available)}.", seconds)
+
+
+def drop_injected(name: str, arguments: dict, keys: Sequence[str],
+                  injected_policy: str) -> tuple[dict, list[str]] | ToolResult:
+    """The model's arguments without the application-injected `keys` it wrote.
+
+    Under "reject" the first such key refuses the call (a `ToolResult`); under "ignore" each is
+    dropped with a note. Returns (arguments, notes) when the call may go on.
+    """
+    args, notes = dict(arguments), []
+    for key in keys:
+        if key in args:
+            if injected_policy == "reject":
+                return error_result(name, arguments, "injected_argument",
+                                    f"{key!r} is set by the application, not by you; "
+                                    f"call {name} again without it.")
+            notes.append(f"dropped {key}={args.pop(key)!r} written by the model; the application supplies it")
+    return args, notes
+
+
 def as_content(value: Any) -> str:
     """A tool's return value as the text the model reads: strings as they are, the rest as JSON."""
     if isinstance(value, str):
@@ -122,12 +163,10 @@ class LocalToolbox(Toolbox):
     def __init__(self, tools: Sequence[Callable], *, hidden: Sequence[Callable] = (),
                  context: Mapping[str, Any] | None = None, injected_policy: str = "reject",
                  timeout: float = 5.0):
-        if injected_policy not in ("reject", "ignore"):
-            raise ValueError("injected_policy must be 'reject' or 'ignore'")
         self.functions = {fn.__name__: fn for fn in tools}
         self.hidden = {fn.__name__: fn for fn in hidden}
         self.context = dict(context or {})
-        self.injected_policy, self.timeout = injected_policy, timeout
+        self.injected_policy, self.timeout = check_policy(injected_policy), timeout
         self._schemas = {name: tool_schema(fn) for name, fn in self.functions.items()}
 
     def schemas(self) -> list[dict]:
@@ -135,24 +174,14 @@ class LocalToolbox(Toolbox):
 
     def call(self, name: str, arguments: dict) -> ToolResult:
         if name in self.hidden:
-            return error_result(name, arguments, "hidden_tool",
-                                f"the tool {name!r} is not available to you. "
-                                f"Available tools: {', '.join(self.functions)}.")
+            return hidden_tool(name, arguments, list(self.functions))
         if name not in self.functions:
-            return error_result(name, arguments, "unknown_tool",
-                                f"there is no tool named {name!r}. "
-                                f"Available tools: {', '.join(self.functions)}.")
+            return unknown_tool(name, arguments, list(self.functions))
         fn = self.functions[name]
-        args = dict(arguments)
-        notes = []
-        for param, marker in injected_params(fn).items():
-            if param in args:
-                if self.injected_policy == "reject":
-                    return error_result(name, arguments, "injected_argument",
-                                        f"{param!r} is set by the application, not by you; "
-                                        f"call {name} again without it.")
-                notes.append(f"dropped {param}={args.pop(param)!r} written by the model; "
-                             f"the application supplies it")
+        kept = drop_injected(name, arguments, list(injected_params(fn)), self.injected_policy)
+        if isinstance(kept, ToolResult):
+            return kept
+        args, notes = kept
         problem = validation_error(self._schemas[name]["function"]["parameters"], args)
         if problem:
             return error_result(name, arguments, "invalid_arguments",

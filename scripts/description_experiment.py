@@ -13,8 +13,6 @@ Results go to data/experiments/description_results.json, labelled with model, so
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import sys
 from pathlib import Path
@@ -23,9 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from kitchen import packs  # noqa: E402
+from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
 from kitchen.descriptions import TASKS_FILE, RESULTS_FILE, load_tasks, variant_schemas  # noqa: E402
-from kitchen.models import TIERS, load_model  # noqa: E402
+from kitchen.models import installed_tiers, load_model  # noqa: E402
 from kitchen.parsing import NATIVE_FORMATS, parse_tool_calls  # noqa: E402
 
 
@@ -44,21 +42,21 @@ def run_tier(tier: str) -> dict:
                          "called": called, "right": called == task["tool"], "text": gen.text})
             print(f"{tier} {variant:8} {'✓' if called == task['tool'] else '✗'} {called!s:14} {task['request'][:60]}",
                   flush=True)
-    return {"model": model.info.to_dict(), "announcement": model.describe(),
-            "date": datetime.date.today().isoformat(), "script": "scripts/description_experiment.py",
-            "settings": {"decoding": "greedy", "max_new_tokens": 80, "stop": ["</tool_call>"],
-                         "parser_formats": list(NATIVE_FORMATS), "tasks": str(TASKS_FILE.relative_to(ROOT))},
-            "rows": rows}
+    return labelled(model, "scripts/description_experiment.py",
+                    settings={"decoding": "greedy", "max_new_tokens": 80, "stop": ["</tool_call>"],
+                              "parser_formats": list(NATIVE_FORMATS),
+                              "tasks": str(TASKS_FILE.relative_to(ROOT))},
+                    rows=rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tiers", nargs="*", default=[t for t in TIERS if packs.is_installed(TIERS[t].pack)])
+    parser.add_argument("--tiers", nargs="*", default=installed_tiers())
     args = parser.parse_args()
-    results = json.loads(RESULTS_FILE.read_text()) if RESULTS_FILE.exists() else {}
+    results = load_results(RESULTS_FILE)
     for tier in args.tiers:
         results[tier] = run_tier(tier)
-    RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")
+    save_results(RESULTS_FILE, results)
     print(f"wrote {RESULTS_FILE.relative_to(ROOT)}")
 
 

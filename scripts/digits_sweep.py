@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import sys
 import time
@@ -24,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from kitchen import packs  # noqa: E402
-from kitchen.models import TIERS, load_model  # noqa: E402
+from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
+from kitchen.models import installed_tiers, load_model  # noqa: E402
 from kitchen.sweep import make_problems, regrade, run_off, run_on, summarize  # noqa: E402
 
 RESULTS_FILE = ROOT / "data" / "experiments" / "digits_sweep.json"
@@ -47,18 +46,17 @@ def run_tier(tier: str, problems: int, max_digits: int, seed: int, batch: int, o
         done = [p for p in summarize(rows) if p.digits == digits]
         print(f"{tier} {digits}×{digits}: " + ", ".join(f"{p.mode} {p.right}/{p.n}" for p in done)
               + f" ({t1 - t0:.0f} s off, {t2 - t1:.0f} s on)", flush=True)
-    return {"model": model.info.to_dict(), "announcement": model.describe(),
-            "date": datetime.date.today().isoformat(), "script": "scripts/digits_sweep.py",
-            "settings": {"problems_per_digit_count": problems, "digit_counts": list(range(1, max_digits + 1)),
-                         "seed": seed, "tools_off": {"batch_size": batch, "max_new_tokens": off_tokens},
-                         "tools_on": {"tools": ["calculator"], "max_steps": 3, "max_new_tokens": 80},
-                         "decoding": "greedy"},
-            "seconds": {k: round(v, 1) for k, v in seconds.items()}, "rows": rows}
+    return labelled(model, "scripts/digits_sweep.py",
+                    settings={"problems_per_digit_count": problems, "digit_counts": list(range(1, max_digits + 1)),
+                              "seed": seed, "tools_off": {"batch_size": batch, "max_new_tokens": off_tokens},
+                              "tools_on": {"tools": ["calculator"], "max_steps": 3, "max_new_tokens": 80},
+                              "decoding": "greedy"},
+                    seconds={k: round(v, 1) for k, v in seconds.items()}, rows=rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tiers", nargs="*", default=[t for t in TIERS if packs.is_installed(TIERS[t].pack)])
+    parser.add_argument("--tiers", nargs="*", default=installed_tiers())
     parser.add_argument("--problems", type=int, default=20)
     parser.add_argument("--max-digits", type=int, default=6)
     parser.add_argument("--seed", type=int, default=0)
@@ -68,18 +66,18 @@ def main() -> None:
                         help="re-extract the tools-off answers from the saved replies (after a change to "
                              "kitchen.arithmetic.extract_answer); runs no model")
     args = parser.parse_args()
-    results = json.loads(RESULTS_FILE.read_text()) if RESULTS_FILE.exists() else {}
+    results = load_results(RESULTS_FILE)
     if args.regrade:
         for tier, run in results.items():
             before = sum(r["right"] for r in run["rows"])
             run["rows"] = regrade(run["rows"], run["settings"]["tools_off"]["max_new_tokens"])
             run["regraded"] = datetime.date.today().isoformat()
             print(f"{tier}: {before} right before, {sum(r['right'] for r in run['rows'])} after regrading")
-        RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")
+        save_results(RESULTS_FILE, results)
         return
     for tier in args.tiers:
         results[tier] = run_tier(tier, args.problems, args.max_digits, args.seed, args.batch, args.off_tokens)
-        RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")
+        save_results(RESULTS_FILE, results)
     print(f"wrote {RESULTS_FILE.relative_to(ROOT)}")
 
 

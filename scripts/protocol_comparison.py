@@ -14,8 +14,6 @@ labelled with model, source and date.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import sys
 from pathlib import Path
@@ -24,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from kitchen import packs  # noqa: E402
+from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
 from kitchen.harness import run_harness  # noqa: E402
-from kitchen.models import TIERS, load_model  # noqa: E402
+from kitchen.models import installed_tiers, load_model  # noqa: E402
 from kitchen.parsing import parse_tool_calls  # noqa: E402
 from kitchen.protocols import PROTOCOLS  # noqa: E402
 from kitchen.schemas import tool_schema  # noqa: E402
@@ -59,21 +57,20 @@ def run_tier(tier: str) -> dict:
                          "answer": trace.answer})
             print(f"{tier} {name:12} detected={rows[-1]['detected']!s:5} strict={rows[-1]['strict_detected']!s:5} "
                   f"valid={g.valid!s:5} answer={g.answer_right!s:5} {task.request[:50]}", flush=True)
-    return {"model": model.info.to_dict(), "announcement": model.describe(),
-            "date": datetime.date.today().isoformat(), "script": "scripts/protocol_comparison.py",
-            "settings": {"decoding": "greedy", "max_steps": 3, "max_new_tokens": 160, "tools": "all five",
-                         "tasks": "data/tasks.json (single)"},
-            "rows": rows}
+    return labelled(model, "scripts/protocol_comparison.py",
+                    settings={"decoding": "greedy", "max_steps": 3, "max_new_tokens": 160, "tools": "all five",
+                              "tasks": "data/tasks.json (single)"},
+                    rows=rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tiers", nargs="*", default=[t for t in TIERS if packs.is_installed(TIERS[t].pack)])
+    parser.add_argument("--tiers", nargs="*", default=installed_tiers())
     args = parser.parse_args()
-    results = json.loads(RESULTS_FILE.read_text()) if RESULTS_FILE.exists() else {}
+    results = load_results(RESULTS_FILE)
     for tier in args.tiers:
         results[tier] = run_tier(tier)
-        RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")
+        save_results(RESULTS_FILE, results)
     print(f"wrote {RESULTS_FILE.relative_to(ROOT)}")
 
 

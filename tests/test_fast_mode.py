@@ -19,6 +19,7 @@ from kitchen.arithmetic import find_answer
 from kitchen.harness import run_harness
 from kitchen.models import best_dtype, load_model
 from kitchen.tools import calculator
+from stories import two_call_endings
 
 pytestmark = pytest.mark.model
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
@@ -53,21 +54,6 @@ def test_with_the_calculator_the_call_is_parsed_and_the_answer_right(fast):
     assert [c.name for c in first.parsed.calls] == ["calculator"]
     assert first.results[0].ok and first.results[0].content == "7006652"
     assert trace.stop_reason == "answer" and "7006652" in trace.answer.replace(",", "")
-
-
-def two_call_endings(model) -> tuple[str, int, bool, str, bool]:
-    from kitchen.protocols import NativeProtocol
-    from kitchen.tasks import grade, load_tasks
-
-    task = load_tasks("multi")[0]
-    with_note = run_harness(model, task.request, task.functions, max_steps=4, max_new_tokens=100)
-    system = ("You are a helpful assistant. Solve the task step by step: call one tool at a time, read its "
-              "result, then call the next tool the task needs. When every part of the task is done, answer "
-              "the user.")
-    steps = run_harness(model, [{"role": "system", "content": system}, {"role": "user", "content": task.request}],
-                        task.functions, max_steps=4, max_new_tokens=100, protocol=NativeProtocol(result_note=""))
-    return (with_note.stop_reason, len(with_note.results), grade(task, with_note).completed,
-            steps.stop_reason, grade(task, steps).completed)
 
 
 def test_chapter_03_story_changes_so_int8_is_not_the_default(fast):

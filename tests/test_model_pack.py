@@ -11,6 +11,7 @@ from kitchen.harness import run_harness
 from kitchen.models import load_model
 from kitchen.replay import RECORDINGS, read_recording
 from kitchen.tools import calculator
+from stories import two_call_endings
 
 pytestmark = pytest.mark.model
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
@@ -54,19 +55,10 @@ def test_a_recording_is_regenerated_token_for_token():
 def test_the_small_pack_fails_a_two_call_task_as_chapter_03_shows(model):
     """Chapter 03: with the answer note the 0.5B pack answers after one call, filling in the rest;
     without it (and asked to go step by step) it loops until the cap. It never completes the task."""
-    from kitchen.protocols import NativeProtocol
-    from kitchen.tasks import grade, load_tasks
-
-    task = load_tasks("multi")[0]  # which rhyme mentions a sheep, then count its words
-    with_note = run_harness(model, task.request, task.functions, max_steps=4, max_new_tokens=100)
-    assert with_note.stop_reason == "answer" and len(with_note.results) == 1
-    assert not grade(task, with_note).completed
-    system = ("You are a helpful assistant. Solve the task step by step: call one tool at a time, read its "
-              "result, then call the next tool the task needs. When every part of the task is done, answer "
-              "the user.")
-    steps = run_harness(model, [{"role": "system", "content": system}, {"role": "user", "content": task.request}],
-                        task.functions, max_steps=4, max_new_tokens=100, protocol=NativeProtocol(result_note=""))
-    assert steps.stop_reason == "cap" and not grade(task, steps).completed
+    with_note_stop, with_note_results, with_note_done, steps_stop, steps_done = two_call_endings(model)
+    assert with_note_stop == "answer" and with_note_results == 1
+    assert not with_note_done
+    assert steps_stop == "cap" and not steps_done
 
 
 def test_a_tiny_sweep_with_the_live_pack(model):

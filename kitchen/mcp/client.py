@@ -56,7 +56,8 @@ from mcp.shared.exceptions import MCPError
 
 from kitchen.display import HTML, table
 from kitchen.schemas import from_mcp
-from kitchen.toolbox import Toolbox, ToolResult, error_result
+from kitchen.toolbox import (Toolbox, ToolResult, check_policy, drop_injected, error_result, hidden_tool,
+                             unknown_tool)
 
 from .conventions import (AGENT_ONLY_TOOLS, CLIENT_NAME, ERROR_KIND_KEY, PROTOCOL_VERSION, SERVER_NAME,
                           context_key, server_command)
@@ -110,8 +111,7 @@ class MCPToolbox(Toolbox):
                  context: Mapping[str, Any] | None = None, injected_policy: str = "reject",
                  timeout: float = 10.0, connect_timeout: float = 30.0, wire: WireLog | None = None,
                  env: Mapping[str, str] | None = None):
-        if injected_policy not in ("reject", "ignore"):
-            raise ValueError("injected_policy must be 'reject' or 'ignore'")
+        check_policy(injected_policy)
         if command is not None and url is not None:
             raise ValueError("give a command (stdio) or a url (HTTP), not both")
         self.url = url
@@ -266,9 +266,7 @@ class MCPToolbox(Toolbox):
         """A call written by the model: hidden tools and injected arguments are refused."""
         arguments = arguments if isinstance(arguments, dict) else {}
         if name in self.hidden:
-            return error_result(name, arguments, "hidden_tool",
-                                f"the tool {name!r} is not available to you. "
-                                f"Available tools: {', '.join(self.visible_names())}.")
+            return hidden_tool(name, arguments, self.visible_names())
         return self._call(name, arguments, from_model=True)
 
     def call_as_application(self, name: str, arguments: dict | None = None) -> ToolResult:
@@ -282,19 +280,15 @@ class MCPToolbox(Toolbox):
         tool = self._tools.get(name)
         if tool is None:
             shown = self.visible_names() if from_model else list(self._tools)
-            return error_result(name, arguments, "unknown_tool",
-                                f"there is no tool named {name!r}. Available tools: {', '.join(shown)}.")
+            return unknown_tool(name, arguments, shown)
         args, notes = dict(arguments), []
         if from_model:
             declared = (tool.get("inputSchema") or {}).get("properties", {})
-            for key in self.context:
-                if key in args and key not in declared:
-                    if self.injected_policy == "reject":
-                        return error_result(name, arguments, "injected_argument",
-                                            f"{key!r} is set by the application, not by you; "
-                                            f"call {name} again without it.")
-                    notes.append(f"dropped {key}={args.pop(key)!r} written by the model; "
-                                 f"the application supplies it")
+            kept = drop_injected(name, arguments, [k for k in self.context if k not in declared],
+                                 self.injected_policy)
+            if isinstance(kept, ToolResult):
+                return kept
+            args, notes = kept
         meta = {context_key(k): v for k, v in self.context.items()} or None
         t0 = time.perf_counter()
         try:
@@ -324,9 +318,7 @@ class MCPToolbox(Toolbox):
             return error_result(name, arguments, "timeout",
                                 f"{name} did not finish within {self.timeout:g} s and was abandoned.", seconds)
         if isinstance(err, MCPError) and err.code == types.INVALID_PARAMS and "Unknown tool" in err.message:
-            return error_result(name, arguments, "unknown_tool",
-                                f"there is no tool named {name!r} on the server. "
-                                f"Available tools: {', '.join(self.visible_names())}.", seconds)
+            return unknown_tool(name, arguments, self.visible_names(), " on the server", seconds)
         if isinstance(err, MCPError) and err.code != types.CONNECTION_CLOSED:
             return error_result(name, arguments, "server_error",
                                 f"the MCP server refused the call to {name}: "

@@ -18,7 +18,6 @@ means for the model (that is `kitchen.mcp.client`'s).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import subprocess
@@ -33,7 +32,7 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from .wire import TO_CLIENT, TO_SERVER, WireLog
+from .wire import TO_CLIENT, TO_SERVER, WireLog, json_object
 
 logger = logging.getLogger(__name__)
 
@@ -67,14 +66,6 @@ def _to_message(line: str) -> SessionMessage | Exception:
         return err
 
 
-def _as_dict(line: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 @asynccontextmanager
 async def open_stdio(command: Sequence[str], wire: WireLog, *, env: dict[str, str] | None = None,
                      cwd: str | None = None) -> AsyncIterator[Link]:
@@ -97,7 +88,7 @@ async def open_stdio(command: Sequence[str], wire: WireLog, *, env: dict[str, st
                         line = raw.decode("utf-8", errors="replace").strip()
                         if not line:
                             continue
-                        wire.record(TO_CLIENT, _as_dict(line), raw=line)
+                        wire.record(TO_CLIENT, json_object(line), raw=line)
                         await to_session.send(_to_message(line))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass  # the session is gone; we are shutting down
@@ -110,7 +101,7 @@ async def open_stdio(command: Sequence[str], wire: WireLog, *, env: dict[str, st
             async with from_session:
                 async for item in from_session:
                     line = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    wire.record(TO_SERVER, _as_dict(line), raw=line)
+                    wire.record(TO_SERVER, json_object(line), raw=line)
                     await process.stdin.send(line.encode("utf-8") + b"\n")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # The server stopped reading (it died): end the session's input too, so that

@@ -279,7 +279,8 @@ def _is_error_result(frame: Frame) -> bool:
     return isinstance(result, dict) and result.get("isError") is True
 
 
-def _parse(line: str) -> dict[str, Any] | None:
+def json_object(line: str) -> dict[str, Any] | None:
+    """A line of JSON as a dict, or None when it is not a JSON object (what the wire log records)."""
     try:
         value = json.loads(line)
     except ValueError:
@@ -336,7 +337,7 @@ class RawSession:
             text = line.decode("utf-8", errors="replace").rstrip("\n")
             if not text.strip():
                 continue
-            message = _parse(text)
+            message = json_object(text)
             self.wire.record(TO_CLIENT, message, raw=text)
             self._inbox.put(message if message is not None else {"unparsed": text})
         self._inbox.put(None)  # end of stream
@@ -352,7 +353,7 @@ class RawSession:
         """Write one frame: a dict as compact JSON, a str exactly as given; a newline ends it."""
         line = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
         with self._write_lock:
-            frame = self.wire.record(TO_SERVER, _parse(line), raw=line)
+            frame = self.wire.record(TO_SERVER, json_object(line), raw=line)
             assert self.process.stdin is not None
             try:
                 self.process.stdin.write(line.encode("utf-8") + b"\n")
