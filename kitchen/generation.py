@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
@@ -112,8 +112,9 @@ class TokenStream:
     """
 
     def __init__(self, hf_model, tok, prompt: str, prompt_ids: list[int], *, max_new_tokens: int,
-                 stop: Sequence[str], end_ids: set[int], top_k: int, kv: KVState | None):
-        self.hf_model, self.tok = hf_model, tok
+                 stop: Sequence[str], end_ids: set[int], top_k: int, kv: KVState | None,
+                 step: Callable[[Any, int, Any], torch.Tensor] | None = None):
+        self.hf_model, self.tok, self.step = hf_model, tok, step
         self.prompt, self.prompt_ids = prompt, prompt_ids
         self.max_new_tokens, self.stop, self.end_ids = max_new_tokens, tuple(stop), end_ids
         self.top_k, self.kv = top_k, kv
@@ -188,9 +189,12 @@ class TokenStream:
                     break
                 if len(ids) == self.max_new_tokens:
                     break
-                out = self.hf_model(input_ids=torch.tensor([[token_id]]), cache=cache, use_cache=True)
+                if self.step is not None:  # a lean one-token step (the int8 fast mode)
+                    logits = self.step(self.hf_model, token_id, cache)
+                else:
+                    out = self.hf_model(input_ids=torch.tensor([[token_id]]), cache=cache, use_cache=True)
+                    cache, logits = out.cache, out.logits[0, -1]
                 cached_ids.append(token_id)
-                cache, logits = out.cache, out.logits[0, -1]
         finally:
             if self.kv is not None:
                 self.kv.ids, self.kv.cache = cached_ids, cache

@@ -64,7 +64,7 @@ class ModelInfo:
     model_name: str  # the exact model: "Qwen2.5-Coder-0.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"
     source: str  # "hub", "pack" or "replay"
     origin: str  # where the weights came from, in detail
-    dtype: str  # "bfloat16", "float32" or "int8" (the fast mode, see `quantize_int8`)
+    dtype: str  # "bfloat16", "float32" or "int8" (the fast mode, see `kitchen.int8`)
     engine: str = "transformers"
 
     def announce(self) -> str:
@@ -185,7 +185,18 @@ DTYPE_ENV_VAR = "KITCHEN_DTYPE"  # "bfloat16", "float32" or "int8" for the whole
 DTYPES = ("bfloat16", "float32", "int8")
 
 
+def int8_kernels() -> bool:
+    """True when torch has its x86 int8 kernels here (fbgemm: x86-64 CPUs with AVX2)."""
+    import torch
+
+    return "fbgemm" in torch.backends.quantized.supported_engines
+
+
 def best_dtype() -> str:
+    """The default engine setting: the int8 fast mode where its kernels run (it keeps the chapters'
+    stories: tests/test_fast_mode.py), else bfloat16 on CPUs built for it, else float32."""
+    if int8_kernels():
+        return "int8"
     return "bfloat16" if cpu_supports_bf16() else "float32"
 
 
@@ -257,9 +268,12 @@ class LiveModel(ChatModel):
         prompt = self.render(messages, tools, prefix=prefix)
         if not reuse_cache:
             self.kv.clear()
+        step = None
+        if self.info.dtype == "int8":
+            from .int8 import decode_step as step
         return TokenStream(self.hf_model, self.tok, prompt, self.encode(prompt),
                            max_new_tokens=max_new_tokens, stop=stop, end_ids=self.end_ids,
-                           top_k=top_k, kv=self.kv if reuse_cache else None)
+                           top_k=top_k, kv=self.kv if reuse_cache else None, step=step)
 
     def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
         """Greedy replies to several conversations in one batch.
@@ -343,11 +357,9 @@ def load_model(tier: str | None = None, source: str | None = None, *, dtype: str
 
             model: ChatModel = ReplayModel(tier)
         elif source == "pack":
-            model = _load_pack(TIERS[tier], "float32" if dtype == "int8" else dtype, progress)
+            model = _load_pack(TIERS[tier], dtype, progress)
         else:
-            model = _load_hub(TIERS[tier], "float32" if dtype == "int8" else dtype)
-        if dtype == "int8" and source != "replay":
-            model = quantize_int8(model)
+            model = _load_hub(TIERS[tier], dtype)
         from .replay import wrap_for_recording
 
         _LOADED[key] = wrap_for_recording(model)
@@ -357,32 +369,25 @@ def load_model(tier: str | None = None, source: str | None = None, *, dtype: str
     return model
 
 
-INT8_ENGINE = ("transformers + torch dynamic int8 (the weights of every Linear layer re-quantized to "
-               "int8 at load, activations float32; replies can differ from float32's)")
+INT8_ENGINE = ("transformers layers with int8 weights (every linear layer re-quantized to int8 at "
+               "the first load, one scale per output row; activations float32) and a lean decode step; "
+               "replies can differ from float32's")
 
 
-def quantize_int8(model: LiveModel) -> LiveModel:
-    """The fast mode: every `nn.Linear` of a float32 model swapped for torch's dynamic int8 one.
+def _int8(hf_model):
+    from . import int8
 
-    Weights are re-quantized to int8 per output channel once, at load; activations stay float32 and
-    are quantized on the fly. Half the bytes of bfloat16 to read per token, and fast int8 kernels.
-    """
-    import warnings
-
-    import torch
-    from torch.ao.quantization import quantize_dynamic
-
-    with warnings.catch_warnings():  # torch.ao.quantization warns that it is deprecated
-        warnings.simplefilter("ignore")
-        hf_model = quantize_dynamic(model.hf_model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
-    info = dataclasses.replace(model.info, dtype="int8", engine=INT8_ENGINE)
-    return LiveModel(hf_model, model.tok, info)
+    return int8.quantize(hf_model)
 
 
 def _torch_dtype(dtype: str):
     import torch
 
-    return {"bfloat16": torch.bfloat16, "float32": torch.float32}[dtype]
+    return {"bfloat16": torch.bfloat16, "float32": torch.float32, "int8": torch.float32}[dtype]
+
+
+def _engine(dtype: str) -> str:
+    return INT8_ENGINE if dtype == "int8" else "transformers"
 
 
 def _load_hub(tier: Tier, dtype: str) -> LiveModel:
@@ -390,7 +395,10 @@ def _load_hub(tier: Tier, dtype: str) -> LiveModel:
 
     tok = AutoTokenizer.from_pretrained(tier.hub_id)
     hf_model = AutoModelForCausalLM.from_pretrained(tier.hub_id, dtype=_torch_dtype(dtype)).eval()
-    return LiveModel(hf_model, tok, ModelInfo(tier.name, tier.hub_id, "hub", "Hugging Face hub", dtype))
+    if dtype == "int8":
+        hf_model = _int8(hf_model)
+    return LiveModel(hf_model, tok, ModelInfo(tier.name, tier.hub_id, "hub", "Hugging Face hub", dtype,
+                                              _engine(dtype)))
 
 
 def dense_dir(tier: Tier, dtype: str) -> Path:
@@ -423,10 +431,16 @@ def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
         hf_model.hf_quantizer = None
         if hasattr(hf_model.config, "quantization_config"):
             delattr(hf_model.config, "quantization_config")
-        hf_model = hf_model.to(_torch_dtype(dtype))
         partial = folder.with_name(folder.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        hf_model.save_pretrained(partial)
+        partial.mkdir(parents=True)
+        if dtype == "int8":
+            from . import int8
+
+            int8.save(_int8(hf_model), partial)
+            hf_model.config.save_pretrained(partial)
+        else:
+            hf_model.to(_torch_dtype(dtype)).save_pretrained(partial)
         tok.save_pretrained(partial)
         (partial / "kitchen-source.json").write_text(json.dumps(fresh))
         shutil.rmtree(folder, ignore_errors=True)
@@ -438,7 +452,13 @@ def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
     hf_logging.disable_progress_bar()  # a load from the cache takes a second: no bar needed
     try:
         tok = AutoTokenizer.from_pretrained(folder)
-        hf_model = AutoModelForCausalLM.from_pretrained(folder, dtype=_torch_dtype(dtype)).eval()
+        if dtype == "int8":
+            from . import int8
+
+            hf_model = int8.load(folder)
+        else:
+            hf_model = AutoModelForCausalLM.from_pretrained(folder, dtype=_torch_dtype(dtype)).eval()
     finally:
         hf_logging.enable_progress_bar()
-    return LiveModel(hf_model, tok, ModelInfo(tier.name, spec.model_name, "pack", pack_origin(spec), dtype))
+    return LiveModel(hf_model, tok, ModelInfo(tier.name, spec.model_name, "pack", pack_origin(spec), dtype,
+                                              _engine(dtype)))

@@ -1,4 +1,4 @@
-"""Runs the model tests share: chapter 03's two-call task, ended two ways (see test_model_pack.py)."""
+"""A run for the model tests: chapter 03's two-call task, ended two ways (see test_model_pack.py)."""
 
 from kitchen.harness import run_harness
 from kitchen.protocols import NativeProtocol

@@ -83,5 +83,6 @@ def test_announcement_names_model_source_and_dtype():
     assert "no model runs" in replay.announce()
 
 
-def test_best_dtype_is_one_of_two():
-    assert models.best_dtype() in ("bfloat16", "float32")
+def test_best_dtype_is_the_fast_mode_where_its_kernels_run():
+    assert models.best_dtype() == ("int8" if models.int8_kernels() else
+                                   "bfloat16" if models.cpu_supports_bf16() else "float32")
