@@ -131,8 +131,11 @@ class Harness:
             previous_prompt = prompt
             yield Event("prompt", index, trace, {"prompt": prompt, "added": added})
 
+            # A run starts from an empty KV cache (its replies depend on its own messages only);
+            # later steps reuse the previous step's cache.
             stream = self.model.stream(model_messages, template_tools, stop=self.protocol.stop,
-                                       max_new_tokens=self.max_new_tokens, reuse_cache=self.reuse_cache)
+                                       max_new_tokens=self.max_new_tokens,
+                                       reuse_cache=self.reuse_cache and index > 1)
             for token in stream:
                 yield Event("token", index, trace, {"token": token})
             generation = stream.result

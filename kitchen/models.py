@@ -233,7 +233,7 @@ class ChatModel:
 
     def stream(self, messages: Sequence[dict], tools: Sequence[Callable | dict] | None = None, *,
                prefix: str = "", max_new_tokens: int = 256, stop: Sequence[str] = (),
-               top_k: int = 0, reuse_cache: bool = True):
+               top_k: int = 0, reuse_cache: bool = False):
         raise NotImplementedError
 
     def generate(self, messages: Sequence[dict], tools: Sequence[Callable | dict] | None = None,
@@ -259,11 +259,15 @@ class LiveModel(ChatModel):
         self.kv = KVState()
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=True) -> TokenStream:
+               reuse_cache=False) -> TokenStream:
         """Stream a greedy reply, one `Token` per token. See `kitchen.generation.TokenStream`.
 
         `stop` strings end the reply (kept in its text); `top_k` > 0 records that many candidates
-        per step; `reuse_cache` pre-fills only the tokens not already in the KV cache.
+        per step. The KV cache of every call is kept; `reuse_cache=True` pre-fills only the tokens
+        not already in it (the harness does this for the turns of one run). By default a call
+        starts from an empty cache, so its reply depends on its prompt alone, not on what ran
+        before (in the int8 fast mode, how a prompt is split between cache and pre-fill can
+        change a reply: its activations are quantized per pre-fill).
         """
         prompt = self.render(messages, tools, prefix=prefix)
         if not reuse_cache:
@@ -273,7 +277,7 @@ class LiveModel(ChatModel):
             from .int8 import decode_step as step
         return TokenStream(self.hf_model, self.tok, prompt, self.encode(prompt),
                            max_new_tokens=max_new_tokens, stop=stop, end_ids=self.end_ids,
-                           top_k=top_k, kv=self.kv if reuse_cache else None, step=step)
+                           top_k=top_k, kv=self.kv, step=step)
 
     def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
         """Greedy replies to several conversations in one batch.
@@ -341,7 +345,7 @@ def load_model(tier: str | None = None, source: str | None = None, *, dtype: str
     and a replay request is served by the live pack when it is installed, so it gets recorded.
 
     >>> model = load_model()                       # doctest: +SKIP
-    Running Qwen2.5-Coder-0.5B-Instruct (0.5B tier) · source: offline pack ... · dtype: bfloat16
+    Running Qwen2.5-Coder-0.5B-Instruct (0.5B tier) · source: offline pack ... · dtype: int8 · engine: ...
     """
     tier, source, why = choose(tier, source)
     if source == "replay" and os.environ.get("KITCHEN_RECORD") and packs.is_installed(TIERS[tier].pack):

@@ -149,7 +149,7 @@ class ReplayModel(ChatModel):
         return seen
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=True) -> ReplayStream:
+               reuse_cache=False) -> ReplayStream:
         prompt = self.render(messages, tools, prefix=prefix)
         run = self.runs.get(run_key(prompt, max_new_tokens, stop))
         if run is None or run["kind"] != "generate":
@@ -186,8 +186,9 @@ class ReplayModel(ChatModel):
 class RecordingModel(ChatModel):
     """Wraps a live model; every call is passed through and appended to a recording file.
 
-    Runs are recorded without KV-cache reuse and with `RECORD_TOP_K` candidates per step, so that
-    the same request on the same model reproduces the same tokens.
+    Runs are recorded with `RECORD_TOP_K` candidates per step and with the KV-cache reuse the caller
+    asked for (noted in the run), so that the same calls in the same order on the same model
+    reproduce the same tokens.
     """
 
     def __init__(self, inner: ChatModel, name: str, folder: Path | None = None):
@@ -198,17 +199,17 @@ class RecordingModel(ChatModel):
         return getattr(self.inner, attr)
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=True) -> ReplayStream:
+               reuse_cache=False) -> ReplayStream:
         from .schemas import as_schema
 
         stream = self.inner.stream(messages, tools, prefix=prefix, max_new_tokens=max_new_tokens,
-                                   stop=stop, top_k=max(top_k, RECORD_TOP_K), reuse_cache=False)
+                                   stop=stop, top_k=max(top_k, RECORD_TOP_K), reuse_cache=reuse_cache)
         gen = stream.run()
         self._append({
             "kind": "generate", "key": run_key(gen.prompt, max_new_tokens, stop),
             "messages": list(messages), "tools": [as_schema(t) for t in tools or []],
             "prefix": prefix, "settings": {"max_new_tokens": max_new_tokens, "stop": list(stop),
-                                           "top_k": max(top_k, RECORD_TOP_K)},
+                                           "top_k": max(top_k, RECORD_TOP_K), "reuse_cache": reuse_cache},
             "prompt": gen.prompt, "prompt_ids": gen.prompt_ids, "token_ids": gen.token_ids,
             "text": gen.text, "stop_reason": gen.stop_reason, "stop_string": gen.stop_string,
             "tokens": [_token_to_json(s) for s in gen.tokens],

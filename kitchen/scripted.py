@@ -30,7 +30,7 @@ class ScriptedModel(ChatModel):
                 f"harness's paths; no model runs.")
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=True) -> ReplayStream:
+               reuse_cache=False) -> ReplayStream:
         prompt = self.render(messages, tools, prefix=prefix)
         text = self.replies[self.calls] if self.calls < len(self.replies) else "(the script has ended)"
         self.calls += 1

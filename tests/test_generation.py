@@ -59,8 +59,9 @@ def test_cache_reuse_prefills_only_new_tokens_and_keeps_the_tokens(model):
     first = model.generate(MESSAGES, max_new_tokens=6)
     follow = MESSAGES + [{"role": "assistant", "content": first.text},
                          {"role": "user", "content": "Are you sure?"}]
-    reused = model.generate(follow, max_new_tokens=6)
-    fresh = model.generate(follow, max_new_tokens=6, reuse_cache=False)
+    reused = model.generate(follow, max_new_tokens=6, reuse_cache=True)
+    fresh = model.generate(follow, max_new_tokens=6)
+    assert fresh.reused_tokens == 0
     assert reused.reused_tokens > len(first.prompt_ids) - 5
     assert reused.prefilled_tokens < fresh.prefilled_tokens == len(fresh.prompt_ids)
     assert reused.token_ids == fresh.token_ids
@@ -72,8 +73,8 @@ def test_abandoned_stream_leaves_a_usable_cache(model):
         if i == 3:
             break
     stream_iter = None  # the generator is closed when dropped
-    again = model.generate(MESSAGES, max_new_tokens=6)
-    fresh = model.generate(MESSAGES, max_new_tokens=6, reuse_cache=False)
+    again = model.generate(MESSAGES, max_new_tokens=6, reuse_cache=True)
+    fresh = model.generate(MESSAGES, max_new_tokens=6)
     assert again.token_ids == fresh.token_ids
 
 
