@@ -374,8 +374,8 @@ def load_model(tier: str | None = None, source: str | None = None, *, dtype: str
 
 
 INT8_ENGINE = ("transformers layers with int8 weights (every linear layer re-quantized to int8 at "
-               "the first load, one scale per output row; activations float32) and a lean decode step; "
-               "replies can differ from float32's")
+               "the first load, one scale per output row; activations quantized on the fly) and a lean "
+               "decode step; replies can differ from float32's")
 
 
 def _int8(hf_model):
