@@ -30,22 +30,15 @@ import torch.nn.functional as F
 from torch import nn
 from transformers.models.qwen2 import modeling_qwen2 as qwen2
 
+from .models import cpu_has_vnni
+
 FILE = "int8-weights.pt"
-
-
-def _has_vnni() -> bool:
-    """True when the CPU multiplies 8-bit numbers into 32-bit sums directly (AVX-512 VNNI, AVX-VNNI)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_vnni" in flags or "avx_vnni" in flags
 
 
 # Activations are quantized to 8 bits where the CPU has VNNI; without it the kernel's 16-bit
 # intermediate sums could saturate, so it uses 7 bits, as torch's own dynamic Linear does. The
 # 8th bit matters: with 7-bit activations the 0.5B pack stopped calling tools in chapter 05.
-REDUCE_RANGE = not _has_vnni()
+REDUCE_RANGE = not cpu_has_vnni()
 CHUNK_ROWS = 16_384  # the kernel packs a tall matrix (the 151,936-row head) much faster in slices
 
 

@@ -185,16 +185,26 @@ DTYPE_ENV_VAR = "KITCHEN_DTYPE"  # "bfloat16", "float32" or "int8" for the whole
 DTYPES = ("bfloat16", "float32", "int8")
 
 
+def cpu_has_vnni() -> bool:
+    """True when the CPU multiplies 8-bit numbers into 32-bit sums directly (AVX-512 VNNI, AVX-VNNI)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
 def int8_kernels() -> bool:
-    """True when torch has its x86 int8 kernels here (fbgemm: x86-64 CPUs with AVX2)."""
+    """True when torch's x86 int8 kernels (fbgemm) run here with 8-bit activations (VNNI)."""
     import torch
 
-    return "fbgemm" in torch.backends.quantized.supported_engines
+    return "fbgemm" in torch.backends.quantized.supported_engines and cpu_has_vnni()
 
 
 def best_dtype() -> str:
-    """The default engine setting: the int8 fast mode where its kernels run (it keeps the chapters'
-    stories: tests/test_fast_mode.py), else bfloat16 on CPUs built for it, else float32."""
+    """The default engine setting: the int8 fast mode where its kernels run with 8-bit activations
+    (it keeps the chapters' stories: tests/test_fast_mode.py), else bfloat16 on CPUs built for it,
+    else float32."""
     if int8_kernels():
         return "int8"
     return "bfloat16" if cpu_supports_bf16() else "float32"
