@@ -88,15 +88,16 @@ def bytes_read_per_token(hf_model) -> int:
     also the output head (tied weights), which the head's own count covers."""
     import torch
 
+    from kitchen.int8 import Int8Linear
+
     total, seen = 0, set()
     for module in hf_model.modules():
         if isinstance(module, torch.nn.Embedding):
             continue
-        packed = getattr(module, "_packed_params", None)
-        if packed is not None and callable(getattr(module, "weight", None)):  # dynamic int8 Linear
-            weight, bias = module.weight(), module.bias()
-            total += weight.numel() * weight.element_size()
-            total += 0 if bias is None else bias.numel() * bias.element_size()
+        if isinstance(module, Int8Linear):  # the fast mode's packed int8 weights: one byte each
+            for weight, bias in module.chunks():
+                total += weight.numel() * weight.element_size()
+                total += 0 if bias is None else bias.numel() * bias.element_size()
             continue
         for param in module.parameters(recurse=False):
             if param.data_ptr() not in seen:
@@ -226,7 +227,7 @@ def section_load(tier: str, dtype: str) -> None:
     imports = statistics.median(w["imports_s"] for w in warm)
     print(f"\n## Load ({tier}, {dtype}); libraries imported first ({imports:.1f} s, once per session)\n")
     print(table(["load", "seconds", "peak memory", "vs warm"], [
-        ["first ever (assemble, verify, de-quantize, save, load)", f"{cold['load_s']:.1f}",
+        ["first ever (assemble, verify, de-quantize, convert, save, load)", f"{cold['load_s']:.1f}",
          f"{cold['peak_mb']:,.0f} MB", f"{cold['load_s'] / warm_s:.0f}x"],
         [f"warm (from the cached folder), median of 3; target under {TARGET_WARM_LOAD_S:.0f} s", f"{warm_s:.2f}",
          f"{statistics.median(w['peak_mb'] for w in warm):,.0f} MB", "1x"],
