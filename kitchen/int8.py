@@ -61,7 +61,9 @@ class Int8Linear(nn.Module):
         """Per-row int8 quantization of a float weight, cut into slices of `CHUNK_ROWS` rows."""
         scale = (weight.abs().amax(dim=1) / 127).clamp(min=1e-12).double()
         zero = torch.zeros(weight.shape[0], dtype=torch.long)
-        q = torch.quantize_per_channel(weight.float(), scale, zero, 0, torch.qint8)
+        with warnings.catch_warnings():  # quantized tensors are deprecated in torch; its kernels are not
+            warnings.simplefilter("ignore")
+            q = torch.quantize_per_channel(weight.float(), scale, zero, 0, torch.qint8)
         biases = bias.split(CHUNK_ROWS) if bias is not None else [None] * len(range(0, len(q), CHUNK_ROWS))
         return list(zip(q.split(CHUNK_ROWS), biases))
 
@@ -143,8 +145,7 @@ def _install(hf_model, linears: dict[str, Int8Linear]) -> None:
 
 def quantize(hf_model):
     """Turn a float32 transformers Qwen2 model into the int8 fast mode, in place; returns it."""
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # quantized tensors are deprecated in torch, the kernels are not
+    with torch.no_grad():
         linears = {name: Int8Linear(Int8Linear.quantize(w.detach(), None if b is None else b.detach().float()))
                    for name, (w, b) in _weights(hf_model).items()}
     _install(hf_model, linears)
