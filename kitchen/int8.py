@@ -64,8 +64,8 @@ class Int8Linear(nn.Module):
         with warnings.catch_warnings():  # quantized tensors are deprecated in torch; its kernels are not
             warnings.simplefilter("ignore")
             q = torch.quantize_per_channel(weight.float(), scale, zero, 0, torch.qint8)
-        biases = bias.split(CHUNK_ROWS) if bias is not None else [None] * len(range(0, len(q), CHUNK_ROWS))
-        return list(zip(q.split(CHUNK_ROWS), biases))
+        slices = q.split(CHUNK_ROWS)
+        return list(zip(slices, bias.split(CHUNK_ROWS) if bias is not None else [None] * len(slices)))
 
     def chunks(self) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
         return [torch.ops.quantized.linear_unpack(p) for p in self.packed]
@@ -171,19 +171,17 @@ def load(folder: Path):
     """Build the fast-mode model from `save`'s file and the config next to it (no float32 copy)."""
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    config = AutoConfig.from_pretrained(folder)
-    config.tie_word_embeddings = False
+    config = AutoConfig.from_pretrained(folder)  # saved after `_install`: the head is not tied
     with warnings.catch_warnings():  # torch warns that quantized tensors and TypedStorage are deprecated
         warnings.simplefilter("ignore")
         state = torch.load(folder / FILE, weights_only=True, mmap=True)
         # Packing is the slow part of a warm load: spread the slices over the cores.
-        jobs = [(name, chunk) for name, chunks in state["linears"].items() for chunk in chunks]
+        jobs = [chunk for chunks in state["linears"].values() for chunk in chunks]
         with ThreadPoolExecutor(os.cpu_count()) as pool:
-            packed = list(pool.map(lambda job: torch.ops.quantized.linear_prepack(*job[1]), jobs))
+            packed = iter(list(pool.map(lambda chunk: torch.ops.quantized.linear_prepack(*chunk), jobs)))
     with torch.device("meta"):
         hf_model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    linears = {name: Int8Linear(chunks, [p for (n, _), p in zip(jobs, packed) if n == name])
-               for name, chunks in state["linears"].items()}
+    linears = {name: Int8Linear(chunks, [next(packed) for _ in chunks]) for name, chunks in state["linears"].items()}
     _install(hf_model, linears)
     hf_model.load_state_dict(state["rest"], strict=False, assign=True)
     hf_model.model.rotary_emb = type(hf_model.model.rotary_emb)(config)  # its buffers, made for real

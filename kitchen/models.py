@@ -21,6 +21,7 @@ one line that names the exact model, its source and dtype.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import platform
@@ -163,13 +164,19 @@ def choose(tier: str | None = None, source: str | None = None) -> tuple[str, str
 # dtype
 
 
+@functools.cache
+def _linux_cpu_flags() -> str:
+    """The CPU's feature flags as Linux lists them ("" elsewhere)."""
+    try:
+        return Path("/proc/cpuinfo").read_text() if platform.system() == "Linux" else ""
+    except OSError:
+        return ""
+
+
 def cpu_supports_bf16() -> bool:
     """True when this CPU has native bfloat16 instructions (then bfloat16 is about 2x faster)."""
     if platform.system() == "Linux":
-        try:
-            flags = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            return False
+        flags = _linux_cpu_flags()
         return "avx512_bf16" in flags or "amx_bf16" in flags
     if platform.system() == "Darwin":
         try:
@@ -187,10 +194,7 @@ DTYPES = ("bfloat16", "float32", "int8")
 
 def cpu_has_vnni() -> bool:
     """True when the CPU multiplies 8-bit numbers into 32-bit sums directly (AVX-512 VNNI, AVX-VNNI)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
+    flags = _linux_cpu_flags()
     return "avx512_vnni" in flags or "avx_vnni" in flags
 
 
@@ -267,6 +271,11 @@ class LiveModel(ChatModel):
     def __init__(self, hf_model, tok, info: ModelInfo):
         self.hf_model, self.tok, self.info = hf_model, tok, info
         self.kv = KVState()
+        self.step = None  # the transformers forward decodes, except in the int8 fast mode:
+        if info.dtype == "int8":
+            from .int8 import decode_step
+
+            self.step = decode_step
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
                reuse_cache=False) -> TokenStream:
@@ -282,12 +291,9 @@ class LiveModel(ChatModel):
         prompt = self.render(messages, tools, prefix=prefix)
         if not reuse_cache:
             self.kv.clear()
-        step = None
-        if self.info.dtype == "int8":
-            from .int8 import decode_step as step
         return TokenStream(self.hf_model, self.tok, prompt, self.encode(prompt),
                            max_new_tokens=max_new_tokens, stop=stop, end_ids=self.end_ids,
-                           top_k=top_k, kv=self.kv, step=step)
+                           top_k=top_k, kv=self.kv, step=self.step)
 
     def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
         """Greedy replies to several conversations in one batch.
@@ -388,12 +394,6 @@ INT8_ENGINE = ("transformers layers with int8 weights (every linear layer re-qua
                "decode step; replies can differ from float32's")
 
 
-def _int8(hf_model):
-    from . import int8
-
-    return int8.quantize(hf_model)
-
-
 def _torch_dtype(dtype: str):
     import torch
 
@@ -410,7 +410,9 @@ def _load_hub(tier: Tier, dtype: str) -> LiveModel:
     tok = AutoTokenizer.from_pretrained(tier.hub_id)
     hf_model = AutoModelForCausalLM.from_pretrained(tier.hub_id, dtype=_torch_dtype(dtype)).eval()
     if dtype == "int8":
-        hf_model = _int8(hf_model)
+        from . import int8
+
+        hf_model = int8.quantize(hf_model)
     return LiveModel(hf_model, tok, ModelInfo(tier.name, tier.hub_id, "hub", "Hugging Face hub", dtype,
                                               _engine(dtype)))
 
@@ -473,7 +475,7 @@ def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
         if dtype == "int8":
             from . import int8
 
-            int8.save(_int8(hf_model), partial)
+            int8.save(int8.quantize(hf_model), partial)
             hf_model.config.save_pretrained(partial)
         else:
             hf_model.to(_torch_dtype(dtype)).save_pretrained(partial)
