@@ -37,6 +37,8 @@ ASSIGNED_NAME = re.compile(r"(?<![\w\\])[A-Za-z_]\w*\s*$")
 # What may stand between "=" / "equals" / "is" and the number it states: spaces, markup, a hedge.
 ANSWER_GAP = re.compile(r"(?:[\s$*_:\\(\[{~≈]|approximately|about|roughly|around|exactly|equal|to|"
                         r"the|answer|result|product|final|therefore|boxed|text|mathbf|bf)*", re.IGNORECASE)
+# Numbers joined by an operator, "301 * 360": its numbers are operands, not an answer.
+OPERATION = re.compile(rf"\d[\d,]*(?:\s*(?:{TIMES}|[-+/÷^])\s*\d[\d,]*)+")
 RULE_LINE = re.compile(r"^\s*(?:\\hline|[-_=]{3,}|\\midrule)\s*$")
 
 
@@ -74,6 +76,8 @@ def find_answer(text: str, cut_off: bool = False) -> tuple[int, int, int] | None
     (4, 11, 12)
     >>> find_answer("num1 = 979\\nnum2 = 490\\nSo, 97", cut_off=True) is None
     True
+    >>> find_answer("The tool '301 * 360' is not available.") is None   # operands are no answer
+    True
     """
     boxed = list(re.finditer(r"\\boxed\{([^}]*)\}", text))
     if boxed:
@@ -91,7 +95,8 @@ def find_answer(text: str, cut_off: bool = False) -> tuple[int, int, int] | None
             return value, marker.end() + start, marker.end() + end
     if cut_off:
         return None
-    found = numbers_in(text)
+    operands = [m.span() for m in OPERATION.finditer(text)]
+    found = [n for n in numbers_in(text) if not any(s <= n[1] < e for s, e in operands)]
     return found[-1] if found else None
 
 
@@ -119,6 +124,7 @@ class Row:
     true_value: int  # a × digit × 10^place
     right: bool  # equal to the true row, with or without its trailing zeros
     looks_like: str = ""  # for a wrong row: a product it does equal, if any ("1,234 × 4")
+    unshifted: bool = False  # right digits, but written without the zeros of its place
 
 
 @dataclass
@@ -182,10 +188,20 @@ class WorkCheck:
         if self.rows:
             for r in self.rows:
                 verdict = "right" if r.right else f"wrong: {self.a:,} × {r.digit * 10 ** r.place:,} = {r.true_value:,}"
+                if r.unshifted:
+                    verdict = (f"the right digits ({self.a:,} × {r.digit}), but not moved to its place: "
+                               f"the row is worth {r.true_value:,}")
                 if r.looks_like:
                     verdict += f"; what it wrote is {r.looks_like}"
                 lines.append(f"  row for the digit {r.digit} ({10 ** r.place:,}s): wrote {r.value:,}, {verdict}")
-            lines.append(f"{sum(r.right for r in self.rows)} of {len(self.rows)} rows are right.")
+            unshifted = sum(r.unshifted for r in self.rows)
+            placed = sum(r.right and not r.unshifted for r in self.rows)
+            lines.append(f"{placed} of {len(self.rows)} rows are right and in their place"
+                         + (f"; {unshifted} more have the right digits without their place's zeros." if unshifted
+                            else "."))
+            if unshifted and self.total == self.rows_sum != self.rows_sum_shifted:
+                lines.append("It added its rows as they stand, without moving each to its place: "
+                             "the layout is wrong as well as the digits.")
             target = self.total if self.total is not None else self.answer
             shifted = "" if self.rows_sum_shifted == self.rows_sum else f" ({self.rows_sum_shifted:,} shifted by place)"
             if self.rows_add_up:
@@ -242,7 +258,8 @@ def check_work(text: str, a: int, b: int) -> WorkCheck:
             true_value = a * digits[place] * 10 ** place
             right = value in (true_value, a * digits[place])
             check.rows.append(Row(value, place, digits[place], true_value, right,
-                                  "" if right else _looks_like(value, a, b)))
+                                  "" if right else _looks_like(value, a, b),
+                                  unshifted=right and value != true_value))
     else:
         check.total = None
     for m in EQUATION.finditer(text):
@@ -275,3 +292,52 @@ def _places(rows: list[int], a: int, digits: list[int]) -> list[int]:
         return total
 
     return up if distance(up) <= distance(down) else down
+
+
+@dataclass
+class Departure:
+    """Where a wrong answer leaves the right digits: the first digit that differs."""
+
+    digit_index: int  # 0 = the answer's first digit
+    step: int  # index of the token that wrote it, in `Generation.tokens`
+    wrote: str
+    right_digit: str
+    prob_wrote: float
+    prob_right: float | None  # None when the right digit was not among the recorded top-k
+
+    def summary(self) -> str:
+        right = (f"{self.prob_right:.1%}" if self.prob_right is not None
+                 else "below every recorded candidate")
+        n = self.digit_index
+        kept = "none of its digits" if n == 0 else f"its first {n} digit{'s' if n > 1 else ''}"
+        return (f"The answer keeps {kept} right, then departs at step {self.step + 1}: it wrote "
+                f"{self.wrote!r} ({self.prob_wrote:.1%}) where the right digit is {self.right_digit!r} "
+                f"(probability {right}).")
+
+
+def departure(generation, right: int) -> Departure | None:
+    """The first digit of a reply's answer that differs from `right`, with both probabilities.
+
+    Compares digit strings (group separators ignored) from the answer's first digit. None when
+    the reply has no answer or its answer is right. A longer answer whose digits all match the
+    right ones departs where the right answer ends.
+    """
+    found = find_answer(generation.text)
+    if found is None or found[0] == right:
+        return None
+    _, start, end = found
+    truth = str(abs(right))
+    position, seen = 0, 0
+    for step, token in enumerate(generation.tokens):
+        for offset, char in enumerate(token.text):
+            if start <= position + offset < end and char.isdigit():
+                if seen >= len(truth) or char != truth[seen]:
+                    want = truth[seen] if seen < len(truth) else "(no more digits)"
+                    return Departure(seen, step, char, want, token.prob, _prob_of(token, want))
+                seen += 1
+        position += len(token.text)
+    return None
+
+
+def _prob_of(token, text: str) -> float | None:
+    return next((c.prob for c in token.top if c.text == text), None)

@@ -12,7 +12,7 @@ from collections import Counter
 from .paths import DATA
 from .prompts import edit_schema
 from .schemas import tool_schema
-from .tools import TOY_TOOLS
+from .tools import TOOLS_BY_NAME, TOY_TOOLS
 
 TASKS_FILE = DATA / "experiments" / "description_tasks.json"
 RESULTS_FILE = DATA / "experiments" / "description_results.json"
@@ -36,6 +36,31 @@ def variant_schemas(variant: str) -> list[dict]:
             schema["function"]["parameters"]["properties"][param]["description"] = text
         out.append(schema)
     return out
+
+
+# count_words' parameter descriptions as they were before chapter 02 showed the models copying
+# their examples ("Humpty Dumpty", "the cat sat on the mat") into calls.
+EXAMPLE_PARAMETERS = {
+    "text": 'The text to count, e.g. "the cat sat on the mat". Leave empty when giving rhyme_title.',
+    "rhyme_title": 'The title of a nursery rhyme to count instead, e.g. "Humpty Dumpty". '
+                   "Leave empty when giving text.",
+}
+
+
+def count_words_schema(with_examples: bool) -> dict:
+    """count_words' schema as it is now, or with the example values its descriptions used to give.
+
+    >>> "Humpty Dumpty" in json.dumps(count_words_schema(True))
+    True
+    >>> "Humpty Dumpty" in json.dumps(count_words_schema(False))
+    False
+    """
+    schema = tool_schema(TOOLS_BY_NAME["count_words"])
+    if with_examples:
+        schema = edit_schema(schema)
+        for param, text in EXAMPLE_PARAMETERS.items():
+            schema["function"]["parameters"]["properties"][param]["description"] = text
+    return schema
 
 
 def summarize(rows: list[dict]) -> dict[str, Counter]:

@@ -11,6 +11,8 @@ import html
 from dataclasses import dataclass
 from typing import Sequence
 
+from .harness import EMPTY_NUDGE
+
 # Colours that read well on a projector, light or dark theme.
 SPECIAL = "#ffd7a8"  # control tokens such as <|im_start|>
 RESERVED = "#b9e6b0"  # tool-call tokens such as <tool_call>
@@ -85,13 +87,14 @@ def marked_text(parts: Sequence[tuple[str, str]]) -> HTML:
     return HTML("".join(blocks), "\n".join(lines))
 
 
-def trace_view(trace) -> HTML:
-    """A harness run step by step: what the model wrote, what was parsed, what ran, what came back."""
+def trace_view(trace, times: bool = False) -> HTML:
+    """A harness run step by step: what the model wrote, what was parsed, what ran, what came back.
+    `times` adds each step's seconds (they differ from machine to machine)."""
     blocks, lines = [], []
     for step in trace.steps:
         g = step.generation
         head = (f"Step {step.index} · prompt {len(g.prompt_ids):,} tokens ({g.prefilled_tokens:,} pre-filled) · "
-                f"wrote {g.new_tokens} tokens in {g.seconds:.1f} s")
+                f"wrote {g.new_tokens} tokens" + (f" in {g.seconds:.1f} s" if times else ""))
         rows = [("model wrote", g.text.strip() or "(nothing)")]
         for call in step.parsed.calls:
             rows.append(("parsed", f"{call.name}({call.arguments}) · found as {call.format}"))
@@ -100,7 +103,10 @@ def trace_view(trace) -> HTML:
         for r in step.results:
             rows.append(("ran" if r.ok else "error", f"{r.name} → {r.content}"))
             rows += [("note", n) for n in r.notes]
-        if not step.parsed.found:
+        nudge = [m["content"] for m in step.appended if m.get("content") == EMPTY_NUDGE]
+        if nudge:
+            rows.append(("harness asked", nudge[0]))
+        elif not step.parsed.found:
             rows.append(("answer", "no call: this text is the answer"))
         lines.append(head)
         lines += [f"  {k}: {v}" for k, v in rows]

@@ -29,6 +29,8 @@ from .parsing import ParseResult, ToolCall
 from .protocols import NATIVE, Protocol
 from .toolbox import LocalToolbox, Toolbox, ToolResult, error_result
 
+# An empty reply is no answer to show anyone: the harness asks once for one.
+EMPTY_NUDGE = "Your reply was empty. Answer my question in a sentence, using the tool results above."
 CAP_MESSAGE = ("I stopped after {n} model calls without reaching an answer (the harness caps the loop). "
                "Here is what I found so far; try a simpler question or raise the cap.")
 
@@ -92,12 +94,12 @@ class Harness:
 
     def __init__(self, model, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
                  max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True,
-                 refuse_repeats: bool = True):
+                 refuse_repeats: bool = True, nudge_empty: bool = True):
         self.model = model
         self.toolbox = tools if isinstance(tools, Toolbox) else LocalToolbox(tools)
         self.protocol, self.max_steps = protocol, max_steps
         self.max_new_tokens, self.reuse_cache = max_new_tokens, reuse_cache
-        self.refuse_repeats = refuse_repeats
+        self.refuse_repeats, self.nudge_empty = refuse_repeats, nudge_empty
 
     def _run_call(self, call: ToolCall, done: dict[str, ToolResult]) -> ToolResult:
         """Run one call; a call repeated with the same arguments is answered without running it."""
@@ -146,6 +148,10 @@ class Harness:
             trace.steps.append(step)
             yield Event("parsed", index, trace, {"parsed": parsed})
 
+            if not parsed.found and self._nudge(trace, generation.text, index):
+                step.appended = trace.messages[-2:]
+                yield Event("appended", index, trace, {"messages": step.appended})
+                continue
             if not parsed.found:
                 trace.answer, trace.stop_reason = generation.text.strip(), "answer"
                 trace.messages.append({"role": "assistant", "content": generation.text})
@@ -172,6 +178,14 @@ class Harness:
         trace.answer = CAP_MESSAGE.format(n=self.max_steps)
         trace.stop_reason = "cap"
         yield Event("cap", self.max_steps, trace, {"answer": trace.answer})
+
+    def _nudge(self, trace: Trace, text: str, index: int) -> bool:
+        """After an empty reply (and once per run), append it and a request for an answer."""
+        nudged = any(m.get("content") == EMPTY_NUDGE for m in trace.messages)
+        if text.strip() or not self.nudge_empty or nudged or index == self.max_steps:
+            return False
+        trace.messages += [{"role": "assistant", "content": text}, {"role": "user", "content": EMPTY_NUDGE}]
+        return True
 
 
 def run_harness(model, messages: Sequence[dict] | str, tools: Toolbox | Sequence[Callable], *,

@@ -140,24 +140,34 @@ def installed_tiers() -> list[str]:
 
 
 def choose(tier: str | None = None, source: str | None = None) -> tuple[str, str, str]:
-    """Decide (tier, source, why). Arguments win over `KITCHEN_MODEL`; then the fallbacks."""
+    """Decide (tier, source, why).
+
+    A chapter names the tier its story needs; a tier in `KITCHEN_MODEL` overrides it for the whole
+    run (set on purpose, e.g. `KITCHEN_MODEL=0.5b` on a laptop with only the small pack). A source
+    argument wins over the `KITCHEN_MODEL` source; then the fallbacks.
+    """
     env_tier, env_source = parse_choice(os.environ.get(ENV_VAR))
-    tier = (tier or env_tier or DEFAULT_TIER).lower()
+    tier_why = f"tier set by {ENV_VAR}" if env_tier and env_tier != (tier or env_tier) else ""
+    tier = (env_tier or tier or DEFAULT_TIER).lower()
     if tier not in TIERS:
         raise ValueError(f"Unknown tier {tier!r}; choose one of {sorted(TIERS)}.")
+
+    def why(text: str) -> str:
+        return f"{text}; {tier_why}" if tier_why else text
+
     if source:
         if source not in SOURCES:
             raise ValueError(f"Unknown source {source!r}; choose one of {list(SOURCES)}.")
-        return tier, source, "asked for"
+        return tier, source, why("asked for")
     if env_source:
-        return tier, env_source, f"chosen by {ENV_VAR}"
+        return tier, env_source, why(f"chosen by {ENV_VAR}")
     if not hub_offline() and hub_is_cached(tier):
-        return tier, "hub", "hub model found in the local cache"
+        return tier, "hub", why("hub model found in the local cache")
     if hub_is_reachable():
-        return tier, "hub", "hub reachable"
+        return tier, "hub", why("hub reachable")
     if packs.is_installed(TIERS[tier].pack):
-        return tier, "pack", "no hub; offline pack installed"
-    return tier, "replay", "no hub and no offline pack: replaying recordings"
+        return tier, "pack", why("no hub; offline pack installed")
+    return tier, "replay", why("no hub and no offline pack: replaying recordings")
 
 
 # ---------------------------------------------------------------------------------------------

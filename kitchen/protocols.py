@@ -81,6 +81,10 @@ class Protocol:
 
 ANSWER_NOTE = ("This is the tool's result. Now answer the user's question in a sentence; "
                "do not call the same tool again.")
+# After a failed call the harness asks for a fix, not an answer: an answer right after an error
+# can only be made up.
+ERROR_NOTE = ("The call failed. Read the error, then call the tool again with corrected arguments "
+              "(or call another tool); answer only once a call has worked.")
 
 
 class NativeProtocol(Protocol):
@@ -93,16 +97,17 @@ class NativeProtocol(Protocol):
     - `result_note`: a sentence added after every tool result. The small packs, given a bare
       result, call the tool again and again until the cap; `ANSWER_NOTE` (the default) makes them
       answer, at the price of ending multi-step tasks early. Chapter 03 shows both.
+    - `error_note`: the sentence added after a failed call instead (`ERROR_NOTE`: fix the call).
     """
 
     name = "native"
     stop = ("</tool_call>",)
 
     def __init__(self, formats: Sequence[str] = NATIVE_FORMATS, keep_raw_text: bool = False,
-                 result_note: str = ANSWER_NOTE):
+                 result_note: str = ANSWER_NOTE, error_note: str = ERROR_NOTE):
         self.formats = tuple(formats)
         self.keep_raw_text = keep_raw_text
-        self.result_note = result_note
+        self.result_note, self.error_note = result_note, error_note
 
     def prepare(self, messages, schemas):
         return list(messages), (schemas or None)
@@ -119,9 +124,18 @@ class NativeProtocol(Protocol):
             # conversation then looks like the ones the model was trained on.
             out = [{"role": "assistant", "content": parsed.prose,
                     "tool_calls": [c.to_message_call() for c in parsed.calls]}]
-        note = f"\n\n{self.result_note}" if self.result_note else ""
-        out += [{"role": "tool", "name": r.name, "content": r.content + note} for r in results]
+        out += [{"role": "tool", "name": r.name, "content": _with_note(r.content, note_for(self, [r]))}
+                for r in results]
         return out
+
+
+def note_for(protocol, results) -> str:
+    """The sentence after a step's results: the result note if every call worked, else the error note."""
+    return protocol.result_note if all(r.ok for r in results) else protocol.error_note
+
+
+def _with_note(text: str, note: str) -> str:
+    return f"{text}\n\n{note}" if note else text
 
 
 NATIVE = NativeProtocol()
@@ -219,8 +233,8 @@ class PromptProtocol(Protocol):
     `kitchen.schemas.as_schema` accepts will do (the chat-template view, the MCP view, a function).
 
     - `robust`: detect every format the parser knows (True), or only this protocol's own (False).
-    - `result_note`: a sentence after the results, as in `NativeProtocol` (same default, so
-      protocols can be compared on equal terms).
+    - `result_note`, `error_note`: sentences after the results, as in `NativeProtocol` (same
+      defaults, so protocols can be compared on equal terms).
     - `system`: the system prompt used when the conversation has none; the tools section follows it.
     """
 
@@ -228,10 +242,11 @@ class PromptProtocol(Protocol):
     own_formats: tuple[str, ...] = ()
     instructions = ""
 
-    def __init__(self, robust: bool = True, result_note: str = ANSWER_NOTE, system: str = DEFAULT_SYSTEM):
+    def __init__(self, robust: bool = True, result_note: str = ANSWER_NOTE, system: str = DEFAULT_SYSTEM,
+                 error_note: str = ERROR_NOTE):
         self.robust = robust
         self.formats = tuple(FORMATS) if robust else tuple(self.own_formats)
-        self.result_note = result_note
+        self.result_note, self.error_note = result_note, error_note
         self.system = system
 
     def __repr__(self) -> str:
@@ -298,9 +313,7 @@ class PromptProtocol(Protocol):
 
     def turn_messages(self, text, parsed, results):
         """The model's text up to the end of its last call, then one user message with the results."""
-        body = "\n\n".join(self.result_text(r) for r in results)
-        if self.result_note:
-            body += f"\n\n{self.result_note}"
+        body = _with_note("\n\n".join(self.result_text(r) for r in results), note_for(self, results))
         return [{"role": "assistant", "content": self.turn_text(text, parsed)},
                 {"role": "user", "content": body}]
 

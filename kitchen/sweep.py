@@ -17,10 +17,13 @@ import math
 import random
 from collections import defaultdict
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Callable
 
 from .arithmetic import extract_answer
 from .harness import run_harness
+from .parsing import parse_tool_calls
+from .schemas import tool_schema
 from .tools import calculator
 
 
@@ -67,34 +70,64 @@ def run_on(model, problems: list[tuple[int, int]], *, max_new_tokens: int = 80,
     rows = []
     for a, b in problems:
         trace = run_harness(model, question(a, b), [calculator], max_steps=3, max_new_tokens=max_new_tokens)
-        calls = [c.name for s in trace.steps for c in s.parsed.calls]
         text = "\n".join(s.text for s in trace.steps)
-        rows.append(_row("on", a, b, trace.answer or "", text, sum(s.generation.new_tokens for s in trace.steps),
-                         called=bool(calls)))
+        last = trace.steps[-1].generation
+        rows.append(_row("on", a, b, trace.answer or "" if trace.stop_reason == "answer" else "", text,
+                         sum(s.generation.new_tokens for s in trace.steps), call=what_was_called(trace),
+                         cut_off=last.stop_reason == "max_new_tokens"))
         if on_row:
             on_row(rows[-1])
     return rows
 
 
-def _row(mode: str, a: int, b: int, answer: str, text: str, tokens: int, called: bool = False,
+CALLS = ("calculator", "another tool", "written, not parsed", "none")
+
+
+def what_was_called(trace) -> str:
+    """One of `CALLS`: a parsed calculator call; a parsed call to a tool that does not exist; text
+    that reads as a call the parser could not find (an error, or a format it does not know, such
+    as `<name>calculator</name>`); or no call at all."""
+    names = [c.name for s in trace.steps for c in s.parsed.calls]
+    if "calculator" in names:
+        return "calculator"
+    if names:
+        return "another tool"
+    text = "\n".join(s.text for s in trace.steps)
+    if any(s.parsed.errors for s in trace.steps) or "calculator" in text or "arguments" in text:
+        return "written, not parsed"
+    return "none"
+
+
+def _row(mode: str, a: int, b: int, answer: str, text: str, tokens: int, call: str = "none",
          cut_off: bool = False) -> dict:
     found = extract_answer(answer, cut_off=cut_off)
     return {"mode": mode, "digits": len(str(a)), "a": a, "b": b, "answer": found, "right": found == a * b,
-            "called": called, "cut_off": cut_off, "tokens": tokens, "text": text}
+            "called": call == "calculator", "call": call, "cut_off": cut_off, "tokens": tokens, "text": text}
 
 
 def regrade(rows: list[dict], max_new_tokens: int) -> list[dict]:
-    """Tools-off rows graded again from their saved text with today's `extract_answer` (a reply
-    that used all `max_new_tokens` was cut off). No model runs; tools-on rows are kept as they are.
+    """Rows graded again from their saved text with today's rules; no model runs.
+
+    Tools off: the answer re-extracted (a reply that used all `max_new_tokens` was cut off).
+    Tools on: the saved text holds every step's reply; its calls are parsed again to say what
+    was called (`what_was_called`), and the answer is read from the whole text.
 
     >>> regrade([{"mode": "off", "a": 12, "b": 34, "text": "12 × 34 = 408.", "tokens": 9}], 96)[0]["right"]
     True
+    >>> regrade([{"mode": "on", "a": 3, "b": 4, "text": '{"name": "3 * 4", "arguments": {}}', "tokens": 9}],
+    ...         96)[0]["call"]
+    'another tool'
     """
     out = []
     for row in rows:
         if row["mode"] == "off":
             row = _row("off", row["a"], row["b"], row["text"], row["text"], row["tokens"],
                        cut_off=row["tokens"] >= max_new_tokens)
+        else:
+            parsed = parse_tool_calls(row["text"], tools=[tool_schema(calculator)])
+            trace = SimpleNamespace(steps=[SimpleNamespace(text=row["text"], parsed=parsed)])
+            row = _row("on", row["a"], row["b"], row["text"], row["text"], row["tokens"],
+                       call=what_was_called(trace))
         out.append(row)
     return out
 

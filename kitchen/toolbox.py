@@ -32,7 +32,7 @@ class ToolResult:
     ok: bool
     content: str  # what the model reads
     error_kind: str | None = None  # "unknown_tool", "hidden_tool", "invalid_arguments", "tool_error", "timeout", ...
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, repr=False)  # how long it ran (left out of the repr: it varies)
     notes: list[str] = field(default_factory=list)  # what the application did quietly (e.g. an argument it dropped)
 
 

@@ -63,8 +63,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--off-tokens", type=int, default=96)
     parser.add_argument("--regrade", action="store_true",
-                        help="re-extract the tools-off answers from the saved replies (after a change to "
-                             "kitchen.arithmetic.extract_answer); runs no model")
+                        help="grade the saved replies again with today's rules (kitchen.sweep.regrade): "
+                             "answers re-extracted, tools-on calls parsed again; runs no model")
     args = parser.parse_args()
     results = load_results(RESULTS_FILE)
     if args.regrade:

@@ -2,6 +2,7 @@
 
     python scripts/record.py 01_arithmetic        # one notebook
     python scripts/record.py --all                # every notebook in notebooks/
+    python scripts/record.py --all --outputs DIR  # and keep each executed notebook in DIR
 
 Each notebook is executed top to bottom (its outputs are not saved) with KITCHEN_RECORD set to
 its name. Every generate and log-probability call of a live model is then appended to
@@ -32,18 +33,21 @@ from kitchen.models import TIERS  # noqa: E402
 from kitchen.replay import RECORD_ENV, RECORDINGS  # noqa: E402
 
 
-def record(name: str) -> None:
+def record(name: str, outputs: Path | None = None) -> None:
     path = ROOT / "notebooks" / f"{name}.ipynb"
     for tier in TIERS.values():
         if packs.is_installed(tier.pack):
             (RECORDINGS / tier.name / f"{name}.json").unlink(missing_ok=True)
     os.environ[RECORD_ENV] = name
-    os.environ.setdefault("KITCHEN_MODEL", "0.5b:pack")
+    os.environ.setdefault("KITCHEN_MODEL", "pack")  # the source; each chapter keeps its tier
     os.environ["HF_HUB_OFFLINE"] = "1"
     nb = nbformat.read(path, as_version=4)
     t0 = time.perf_counter()
     NotebookClient(nb, timeout=3600, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
+    if outputs:  # what the recording run showed, to read (the committed outputs come from run_notebooks.py)
+        outputs.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, outputs / f"{name}.ipynb")
     made = sorted(RECORDINGS.glob(f"*/{name}.json"))
     print(f"{name}: recorded in {time.perf_counter() - t0:.0f} s -> "
           + ", ".join(str(p.relative_to(ROOT)) for p in made))
@@ -53,12 +57,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="notebook names without .ipynb")
     parser.add_argument("--all", action="store_true", help="record every notebook")
+    parser.add_argument("--outputs", type=Path, help="also save each executed notebook in this folder")
     args = parser.parse_args()
     names = [p.stem for p in sorted((ROOT / "notebooks").glob("*.ipynb"))] if args.all else args.names
     if not names:
         parser.error("name a notebook or pass --all")
     for name in names:
-        record(name)
+        record(name, args.outputs)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def test_latex_rows_marked_and_not_adding_up():
     assert [r.right for r in check.rows] == [False, False, False, True]
     assert check.answer == 7_050_952 and not check.answer_right
     assert check.rows_sum == 6_946_772 and check.rows_add_up is False
-    assert "1 of 4 rows are right" in check.summary()
+    assert "1 of 4 rows are right and in their place." in check.summary()
     assert "6,946,772" in check.summary()
 
 
@@ -83,3 +83,28 @@ def test_small_products_are_checked():
 def test_find_rows_needs_a_rule_and_a_total():
     assert find_rows("12\n34\n56") == ([], None)
     assert find_rows("12\n34\n---\n46") == ([12, 34], 46)
+
+
+def _generation(pieces, tops=None):
+    from kitchen.generation import Candidate, Generation, Token
+
+    tokens = [Token(0, p, 0.5, [Candidate(0, c, q) for c, q in (tops or {}).get(i, [])]) for i, p in enumerate(pieces)]
+    return Generation("", [], [0] * len(pieces), "".join(pieces), tokens, "end_of_turn")
+
+
+def test_departure_names_the_first_wrong_digit_and_the_right_digits_probability():
+    from kitchen.arithmetic import departure
+
+    reply = _generation(["It", " is", " ", "7", ",", "0", "0", "0", ",", "0", "0", "0", "."],
+                        tops={7: [("0", 0.5), ("6", 0.3)]})
+    d = departure(reply, 7_006_652)
+    assert (d.digit_index, d.step, d.wrote, d.right_digit, d.prob_right) == (3, 7, "0", "6", 0.3)
+    assert "first 3 digits right" in d.summary() and "30.0%" in d.summary()
+    assert departure(_generation(["7006652"]), 7_006_652) is None
+    assert departure(_generation(["no number"]), 7_006_652) is None
+
+
+def test_a_row_with_the_right_digits_but_not_moved_to_its_place_is_named_as_such():
+    check = check_work("  4936\n+ 9944\n+ 8638\n+ 7404\n------\n 30922", A, B)
+    assert [r.unshifted for r in check.rows] == [False, False, True, False]
+    assert "not moved to its place" in check.summary() and "without moving each to its place" in check.summary()

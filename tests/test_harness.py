@@ -207,3 +207,24 @@ def test_result_note_is_appended_to_results_and_can_be_dropped():
     model, trace = run([call("calculator", expression="2+2"), "4"], [calculator],
                        protocol=NativeProtocol(result_note=""))
     assert trace.messages[-2]["content"] == "4"
+
+
+def test_an_empty_reply_gets_one_request_for_an_answer():
+    from kitchen.harness import EMPTY_NUDGE
+
+    trace = run_harness(ScriptedModel(["", "It is 4."]), "What is 2 + 2?", [calculator])
+    assert trace.stop_reason == "answer" and trace.answer == "It is 4."
+    assert [m["content"] for m in trace.steps[0].appended] == ["", EMPTY_NUDGE]
+    twice = run_harness(ScriptedModel(["", ""]), "What is 2 + 2?", [calculator])
+    assert twice.stop_reason == "answer" and twice.answer == "" and len(twice.steps) == 2
+    off = run_harness(ScriptedModel([""]), "What is 2 + 2?", [calculator], nudge_empty=False)
+    assert len(off.steps) == 1 and off.answer == ""
+
+
+def test_after_a_failed_call_the_harness_asks_for_a_fix_not_an_answer():
+    from kitchen.protocols import ANSWER_NOTE, ERROR_NOTE
+
+    call = lambda **args: json.dumps({"name": "calculator", "arguments": args})
+    trace = run_harness(ScriptedModel([call(expr="2 + 2"), call(expression="2 + 2"), "4"]), "2 + 2?", [calculator])
+    failed, worked = (s.appended[-1]["content"] for s in trace.steps[:2])
+    assert failed.endswith(ERROR_NOTE) and worked.endswith(ANSWER_NOTE)

@@ -44,12 +44,20 @@ def test_fallback_order(world):
     assert choose("1.5b")[:2] == ("1.5b", "hub")
 
 
-def test_argument_beats_environment_beats_fallback(world, monkeypatch):
+def test_a_source_argument_beats_the_environment_and_a_tier_in_it_overrides_the_chapter(world, monkeypatch):
     world["cached"] = True
     monkeypatch.setenv("KITCHEN_MODEL", "1.5b:pack")
     assert choose()[:2] == ("1.5b", "pack")
-    assert choose("0.5b", "replay")[:2] == ("0.5b", "replay")
+    tier, source, why = choose("0.5b", "replay")
+    assert (tier, source) == ("1.5b", "replay") and "tier set by KITCHEN_MODEL" in why
     assert choose(source="hub")[:2] == ("1.5b", "hub")
+
+
+def test_a_source_alone_in_the_environment_keeps_the_chapters_tier(world, monkeypatch):
+    world["cached"] = True
+    monkeypatch.setenv("KITCHEN_MODEL", "pack")
+    assert choose("1.5b") == ("1.5b", "pack", "chosen by KITCHEN_MODEL")
+    assert choose()[:2] == ("0.5b", "pack")
 
 
 def test_offline_flag_skips_the_hub(world, monkeypatch):

@@ -82,8 +82,9 @@ def test_the_prompt_changes_with_the_schema(cls):
     assert before != after
     assert description(CALC) in before and description(CALC) not in after
     assert "Adds up grocery bills to the penny." in after and "The bill, e.g." in after
-    # The example call is generated from the schema too.
-    assert "1234 * 5678" in before and "3 + 4" in after
+    # The example call is generated from the schema too: a placeholder until the schema gives an example.
+    assert "For example:" in before and "..." in before.split("For example:")[1].split("The tools")[0]
+    assert "3 + 4" in after
 
 
 def test_required_and_optional_parameters_and_their_types():

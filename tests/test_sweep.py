@@ -57,14 +57,19 @@ def test_a_reply_cut_off_after_its_answer_keeps_it():
     assert extract_answer("x = 12 and the product = 408", cut_off=True) is None  # names, not answers
 
 
-def test_regrade_marks_cut_off_rows_and_keeps_tools_on_rows():
+def test_regrade_marks_cut_off_rows_and_says_what_tools_on_called():
+    called = '{"name": "calculator", "arguments": {"expression": "301 * 360"}}\nThe result is 108360.'
+    misnamed = '{"name": "301 * 360", "arguments": {}}\nThe tool \'301 * 360\' is not available.'
+    unparsed = '<name>calculator</name>\n<arguments>{"expression": "301 * 360"}</arguments>'
     rows = [{"mode": "off", "a": 979, "b": 490, "text": CUT_OFF[0], "tokens": 96},
-            {"mode": "off", "a": 12, "b": 34, "text": "12 × 34 = 408.", "tokens": 9},
-            {"mode": "on", "a": 1, "b": 2, "text": "anything", "tokens": 5, "answer": 2, "right": True}]
-    off_cut, off_done, on = regrade(rows, max_new_tokens=96)
+            {"mode": "off", "a": 12, "b": 34, "text": "12 × 34 = 408.", "tokens": 9}]
+    rows += [{"mode": "on", "a": 301, "b": 360, "text": text, "tokens": 5} for text in (called, misnamed, unparsed)]
+    off_cut, off_done, on_right, on_misnamed, on_unparsed = regrade(rows, max_new_tokens=96)
     assert off_cut["cut_off"] and off_cut["answer"] is None and not off_cut["right"]
     assert not off_done["cut_off"] and off_done["answer"] == 408 and off_done["right"]
-    assert on is rows[2]
+    assert (on_right["call"], on_right["right"]) == ("calculator", True)
+    assert (on_misnamed["call"], on_misnamed["answer"]) == ("another tool", None)  # 360 is an operand
+    assert on_unparsed["call"] == "written, not parsed" and not on_unparsed["called"]
 
 
 def test_wilson_interval():

@@ -43,7 +43,7 @@ def my_notes(query: str, user_id: str = Injected("user_id")) -> str:
     appointment.
 
     Args:
-        query: Words to look for, e.g. "dentist"; "*" returns every note.
+        query: Words to look for, taken from the user's question; "*" returns every note.
         user_id: The signed-in user, filled in by the application from its session.
     """
     notes = NOTES.get(user_id)
@@ -66,7 +66,7 @@ def get_weather(location: str) -> str:
     and the wind. Only a few made-up towns are known; an unknown town gives an error that lists them.
 
     Args:
-        location: The town, e.g. "Little Puddleton".
+        location: The town's name, as the user wrote it.
     """
     places = _weather()
     wanted = " ".join(location.split()).casefold()

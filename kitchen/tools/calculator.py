@@ -38,13 +38,14 @@ Number = int | float
 
 def calculator(expression: str) -> str:
     """Work out an arithmetic expression exactly and return the result as text. Use this for any
-    arithmetic instead of calculating in your head, for example "1234 * 5678" or "(2.5 + 4) / 3".
+    arithmetic instead of calculating in your head: copy the numbers from the user's question into
+    one expression, with * for times and / for divided by.
     It understands numbers, + - * / // (whole-number division) % (remainder) ** (power) and
     parentheses; it has no variables and no functions such as sqrt. Whole-number results are
     exact; other results have up to 12 significant digits.
 
     Args:
-        expression: The arithmetic to work out, using numbers and operators only, e.g. "1234 * 5678".
+        expression: The arithmetic to work out, written with numbers and operators only.
 
     Returns:
         The result as a string, e.g. "7006652".

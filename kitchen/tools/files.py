@@ -70,11 +70,11 @@ def _listing(folder: Tree) -> list[dict[str, Any]]:
 def browse_files(path: str = ".") -> dict:
     """List a folder or read a file in the user's pretend file tree. Use it to see which files the user
     has and to read them. Paths are relative to the top folder and use forward slashes: "." is the top,
-    then e.g. "notes" or "notes/todo.md". A folder gives its entries, each with a name, a type ("file"
+    then a folder's name, then a name inside it after a slash. A folder gives its entries, each with a name, a type ("file"
     or "folder") and a size (characters for a file, items for a folder); a file gives its content.
 
     Args:
-        path: The folder or file to open, relative to the top folder, e.g. "notes/todo.md";
+        path: The folder or file to open, relative to the top folder, as folder/file;
             "." means the top folder.
 
     Returns:

@@ -90,13 +90,13 @@ def _quoted_titles() -> str:
 
 def search_rhymes(query: str, limit: int = 3) -> list[dict]:
     """Search six traditional nursery rhymes by keyword and return the best matches, best first. Use it
-    to find which rhyme mentions something (a sheep, a star, a hill) or to see a rhyme's lines before
-    quoting or counting them. Each result has the rhyme's title, a score (how many times the query
+    to find which rhyme mentions something, or to learn a rhyme's exact title before quoting or
+    counting it. Each result has the rhyme's title, a score (how many times the query
     words occur; a word in the title counts twice) and the lines that contain a query word. An empty
     list means that no rhyme matched.
 
     Args:
-        query: Keywords to look for, e.g. "black sheep" or "star"; case, punctuation and plurals
+        query: One or two keywords taken from the user's question; case, punctuation and plurals
             do not matter.
         limit: The most results to return, a whole number from 1 to 6.
 

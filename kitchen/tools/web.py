@@ -59,8 +59,8 @@ def fetch_page(url: str) -> str:
     sites exist, and asking for any other address gives an error that lists the ones that do.
 
     Args:
-        url: The page's address, e.g. "https://weather.example/today/little-puddleton";
-            the https:// part is optional.
+        url: The page's full address, exactly as the user gave it; the https:// part is
+            optional.
 
     Returns:
         The page's title, a blank line, then its text.

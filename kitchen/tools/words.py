@@ -23,9 +23,10 @@ def count_words(text: str = "", rhyme_title: str = "") -> dict:
     counts the lines that are not blank; characters counts everything, spaces and line breaks included.
 
     Args:
-        text: The text to count, e.g. "the cat sat on the mat". Leave empty when giving rhyme_title.
-        rhyme_title: The title of a nursery rhyme to count instead, e.g. "Humpty Dumpty".
-            Leave empty when giving text.
+        text: The exact text to count, copied from the conversation. Leave empty when giving
+            rhyme_title.
+        rhyme_title: The exact title of a nursery rhyme to count instead, as search_rhymes returns
+            it. Leave empty when giving text.
 
     Returns:
         {"words": n, "lines": n, "characters": n, "of": what was counted}.
@@ -46,7 +47,7 @@ def count_words(text: str = "", rhyme_title: str = "") -> dict:
         return _counts("\n".join(rhyme["lines"]), f'the rhyme "{rhyme["title"]}"')
     if text:
         return _counts(text, text if len(text) <= ECHO_LIMIT else text[:ECHO_LIMIT - 3] + "...")
-    raise ToolError('Nothing to count: give text (e.g. "the cat sat") or rhyme_title (e.g. "Humpty Dumpty").')
+    raise ToolError("Nothing to count: give the text to count, or the exact title of a rhyme as rhyme_title.")
 
 
 def _counts(text: str, label: str) -> dict:

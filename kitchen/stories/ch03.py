@@ -1,0 +1,60 @@
+"""Chapter 03's claims: the 1.5B pack chains two tools and recovers from an error; the 0.5B does neither."""
+
+from __future__ import annotations
+
+from ..harness import run_harness
+from ..protocols import NativeProtocol
+from ..tasks import grade, load_tasks
+from ..tools import count_words, search_rhymes
+from .core import CODER_05, CODER_15, claim
+
+SMALL_HERE = ((CODER_05, "pack", "float32"),)
+BIG_HERE = ((CODER_15, "pack", "float32"),)
+STAR = "How many words are in the nursery rhyme about the little star?"
+# Results handed back bare: no sentence after them asking for an answer (chapter 03 shows why).
+BARE = NativeProtocol(result_note="")
+
+
+def chain_run(model):
+    """Which rhyme mentions a sheep, then count its words: results handed back bare."""
+    task = load_tasks("multi")[0]
+    return task, run_harness(model, task.request, task.functions, protocol=BARE, max_steps=5,
+                             max_new_tokens=120)
+
+
+def recovery_run(model):
+    """The little-star question with the rhyme search and the word counter, the default harness."""
+    return run_harness(model, STAR, [search_rhymes, count_words], max_steps=5, max_new_tokens=120)
+
+
+def small_tasks(model) -> list[bool]:
+    """Every multi-step task on the small pack, results bare, as the chapter runs them: completed?"""
+    return [grade(task, run_harness(model, task.request, task.functions, protocol=BARE, max_steps=5,
+                                    max_new_tokens=120)).completed
+            for task in load_tasks("multi")]
+
+
+@claim("03.chain", "the 1.5B pack chains search_rhymes and count_words to the right word count", "1.5b",
+       BIG_HERE, chain_run)
+def _chain(evidence) -> tuple[bool, str]:
+    task, trace = evidence
+    g = grade(task, trace)
+    return g.completed, (f"tools that ran: {g.tools_used}; answer {trace.answer!r}; "
+                         f"right answer holds {task.expected_values()}")
+
+
+@claim("03.recovers_from_an_error", "the 1.5B pack's first call fails, and its next call, written after "
+       "reading the error, works", "1.5b", BIG_HERE, recovery_run)
+def _recovers(trace) -> tuple[bool, str]:
+    results = trace.results
+    if len(results) < 2:
+        return False, f"{len(results)} call(s) ran"
+    first, second = results[0], results[1]
+    return (not first.ok and second.ok,
+            f"first: {first.name} → {first.error_kind or 'ok'}; next: {second.name} → {second.error_kind or 'ok'}")
+
+
+@claim("03.small_chains_none", "the 0.5B pack completes none of the three multi-step tasks", "0.5b",
+       SMALL_HERE, small_tasks)
+def _small(completed) -> tuple[bool, str]:
+    return not any(completed), f"completed: {completed}"

@@ -1,0 +1,55 @@
+"""Chapter 04's claims: a tags-only harness misses the small pack's calls; prompt formats on both packs."""
+
+from __future__ import annotations
+
+from ..harness import run_harness
+from ..lab import exact_answer, verdict as answer_verdict
+from ..protocols import PROTOCOLS, NativeProtocol
+from ..tools import TOY_TOOLS, calculator
+from .core import CODER_05, CODER_15, claim
+
+SMALL_HERE = ((CODER_05, "pack", "float32"),)
+BIG_HERE = ((CODER_15, "pack", "float32"),)
+QUESTION = "What is 1234 × 5678?"
+PROMPT_FORMATS = ("fenced_json", "python", "call_tag")
+
+
+def tags_only_and_robust(model) -> dict:
+    """The same question, once through a harness that only knows Qwen's tags, once the robust one."""
+    return {"tags_only": run_harness(model, QUESTION, [calculator], protocol=NativeProtocol(formats=("qwen",))),
+            "robust": run_harness(model, QUESTION, [calculator])}
+
+
+def prompt_formats(model) -> dict:
+    """The question under each prompt-based format, all five tools offered."""
+    return {name: run_harness(model, QUESTION, TOY_TOOLS, protocol=PROTOCOLS[name], max_steps=3,
+                              max_new_tokens=160)
+            for name in PROMPT_FORMATS}
+
+
+def _worked(trace) -> bool:
+    return any(r.ok and r.name == "calculator" for r in trace.results) and \
+        "✓ right" in answer_verdict(trace.answer or "", exact_answer(QUESTION))
+
+
+@claim("04.tags_only_misses", "a harness that looks only for the <tool_call> tags misses the 0.5B pack's call "
+       "and shows it as the answer; the robust parser finds and runs it", "0.5b", SMALL_HERE, tags_only_and_robust)
+def _tags_only(runs) -> tuple[bool, str]:
+    tags, robust = runs["tags_only"], runs["robust"]
+    missed = not tags.results and '"name"' in (tags.answer or "")
+    return missed and _worked(robust), (f"tags only: {len(tags.results)} calls ran, answer {tags.answer!r}; "
+                                        f"robust: {[r.name for r in robust.results]}")
+
+
+@claim("04.small_skips_prompt_formats", "under the three prompt formats the 0.5B pack writes no call for "
+       "1234 × 5678", "0.5b", SMALL_HERE, prompt_formats)
+def _small(runs) -> tuple[bool, str]:
+    calls = {name: [c.name for c in t.steps[0].parsed.calls] for name, t in runs.items()}
+    return not any(calls.values()), f"calls found per format: {calls}"
+
+
+@claim("04.prompt_format_works", "on the 1.5B pack at least one prompt format gets a calculator call run and "
+       "the right answer", "1.5b", BIG_HERE, prompt_formats)
+def _big(runs) -> tuple[bool, str]:
+    worked = [name for name, t in runs.items() if _worked(t)]
+    return bool(worked), f"formats that worked: {worked or 'none'}"

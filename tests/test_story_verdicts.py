@@ -1,0 +1,52 @@
+"""The story verdicts read runs honestly: a recorded run that shows the opposite gives the opposite verdict.
+
+No live model: the runs come from the recordings of the chapters (data/recordings/), where the
+other tier did the opposite of what the claim says of its own tier.
+"""
+
+import pytest
+
+from kitchen.models import load_model
+from kitchen.stories import CLAIMS, verdict
+from kitchen.stories import ch02, ch03, ch04
+
+
+@pytest.fixture(scope="module")
+def replays():
+    return {tier: load_model(tier, "replay", announce=False) for tier in ("0.5b", "1.5b")}
+
+
+def test_there_are_at_least_fifteen_claims_across_six_chapters():
+    assert len(CLAIMS) >= 15 and {c.chapter for c in CLAIMS.values()} == {"01", "02", "03", "04", "05", "06"}
+
+
+def test_the_chain_claim_holds_on_the_1_5b_run_and_not_on_the_0_5b_run(replays):
+    big, small = (verdict("03.chain", ch03.chain_run(replays[t]), replays[t]) for t in ("1.5b", "0.5b"))
+    assert big.holds and not small.holds
+    assert "NO" in small.line() and "yes" in big.line()
+
+
+def test_the_prompt_format_claim_holds_on_the_1_5b_run_and_not_on_the_0_5b_run(replays):
+    big, small = (verdict("04.prompt_format_works", ch04.prompt_formats(replays[t]), replays[t])
+                  for t in ("1.5b", "0.5b"))
+    assert big.holds and not small.holds
+
+
+def test_the_toolformer_claim_reads_the_scores_it_is_given():
+    right = {"question alone": [("7", -13.0)], "question + tool listed": [("7", -12.0)],
+             "call without its result": [("7", -12.0)], "call + result": [("7", -0.1)]}
+    swapped = dict(right, **{"call + result": [("7", -12.5)]})
+    model = load_model("0.5b", "replay", announce=False)
+    assert verdict("02.toolformer", right, model).holds
+    assert not verdict("02.toolformer", swapped, model).holds
+
+
+def test_a_run_of_an_unexpected_shape_is_a_no_not_an_exception():
+    model = load_model("0.5b", "replay", announce=False)
+    v = verdict("01.calculator_right", {"nothing": "here"}, model)
+    assert not v.holds and "could not be read" in v.why
+
+
+def test_a_claim_on_a_setting_it_was_not_measured_on_says_so(replays):
+    v = verdict("02.forced_start", {p: None for p in ch02.PREFIXES}, replays["0.5b"])
+    assert not v.measured_here and "this claim was measured on" in v.line()
