@@ -10,7 +10,10 @@ Two tiers, 0.5B and 1.5B, each with three sources:
 
 `load_model()` picks the source (an explicit argument, then the `KITCHEN_MODEL` environment
 variable, then: hub model in the local cache, hub reachable, pack installed, replay) and prints
-one line that names the exact model, its source and dtype.
+one line that names the exact model, its source and dtype. A cached hub model is loaded from its
+local files only, whether or not `HF_HUB_OFFLINE=1` is set (as across the Hugging Face libraries,
+that setting means "use the cache"); a hub model is downloaded only when it is not cached and the
+hub answered.
 
 >>> parse_choice("1.5b:pack")
 ('1.5b', 'pack')
@@ -106,13 +109,34 @@ def hub_offline() -> bool:
                for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-def hub_is_cached(tier: str) -> bool:
-    """True when the hub model's weights are already in the local Hugging Face cache."""
-    from huggingface_hub import try_to_load_from_cache
+HUB_FILES = ["*.json", "*.safetensors", "*.txt"]  # config, weights, tokenizer, chat template
 
-    hub_id = TIERS[tier].hub_id
-    return all(isinstance(try_to_load_from_cache(hub_id, f), str)
-               for f in ("config.json", "model.safetensors", "tokenizer.json"))
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face hub cache, read from the environment at each call (`HF_HUB_CACHE`, else
+    `HF_HOME/hub`, else `~/.cache/huggingface/hub`), so a test or a user can point it elsewhere."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "huggingface"
+    return Path(home) / "hub"
+
+
+def hub_snapshot(tier: str) -> Path | None:
+    """The local folder of the hub model's cached snapshot (the commit `refs/main` names), or
+    None when it is not complete there. Reads files only: never makes a request."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = Path(snapshot_download(TIERS[tier].hub_id, cache_dir=hub_cache_dir(), local_files_only=True))
+    except Exception:  # not cached (LocalEntryNotFoundError), or a damaged cache entry
+        return None
+    has_weights = any(folder.glob("*.safetensors"))
+    return folder if has_weights and (folder / "config.json").is_file() and (folder / "tokenizer.json").is_file() else None
+
+
+def hub_is_cached(tier: str) -> bool:
+    """True when the hub model's config, weights and tokenizer are in the local Hugging Face cache."""
+    return hub_snapshot(tier) is not None
 
 
 def hub_is_reachable(timeout: float = 2.0) -> bool:
@@ -161,10 +185,11 @@ def choose(tier: str | None = None, source: str | None = None) -> tuple[str, str
         return tier, source, why("asked for")
     if env_source:
         return tier, env_source, why(f"chosen by {ENV_VAR}")
-    if not hub_offline() and hub_is_cached(tier):
-        return tier, "hub", why("hub model found in the local cache")
+    if hub_is_cached(tier):  # offline or not: a cached model loads from local files, with no request
+        return tier, "hub", why("hub model found in the local cache"
+                                + (" (HF_HUB_OFFLINE=1: cache only)" if hub_offline() else ""))
     if hub_is_reachable():
-        return tier, "hub", why("hub reachable")
+        return tier, "hub", why("hub reachable: the model is downloaded once")
     if packs.is_installed(TIERS[tier].pack):
         return tier, "pack", why("no hub; offline pack installed")
     return tier, "replay", why("no hub and no offline pack: replaying recordings")
@@ -414,17 +439,70 @@ def _engine(dtype: str) -> str:
     return INT8_ENGINE if dtype == "int8" else "transformers"
 
 
+def _download(tier: Tier) -> Path:
+    """Fetch the hub model's files into the local cache (progress shown); a clear error if it fails."""
+    from huggingface_hub import snapshot_download
+
+    what_to_do = (f"use the offline pack instead: load_model({tier.name!r}, 'pack') or KITCHEN_MODEL=pack "
+                  "(`make venv` installs it)")
+    if hub_offline():  # cache only: not a single request
+        raise RuntimeError(f"{tier.hub_id} is not in the local Hugging Face cache ({hub_cache_dir()}) and "
+                           f"HF_HUB_OFFLINE=1 allows no download. Unset HF_HUB_OFFLINE on a network, or "
+                           f"{what_to_do}.")
+    print(f"Downloading {tier.hub_id} from the Hugging Face hub into {hub_cache_dir()} (once; "
+          "later loads read the local cache).")
+    try:
+        return Path(snapshot_download(tier.hub_id, cache_dir=hub_cache_dir(), allow_patterns=HUB_FILES))
+    except Exception as err:
+        raise RuntimeError(
+            f"Could not download {tier.hub_id} from the Hugging Face hub ({type(err).__name__}: {err}). "
+            f"Run the cell again when the network is back (the files already fetched are kept), or "
+            f"{what_to_do}.") from err
+
+
 def _load_hub(tier: Tier, dtype: str) -> LiveModel:
+    """The canonical model from its local snapshot (downloaded first if it is not cached). Its int8
+    weights are cached like the pack's, keyed by the snapshot's commit."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(tier.hub_id)
-    hf_model = AutoModelForCausalLM.from_pretrained(tier.hub_id, dtype=_torch_dtype(dtype)).eval()
+    folder = hub_snapshot(tier.name) or _download(tier)
+    commit = folder.name  # the snapshot folder is named by its commit
+    tok = AutoTokenizer.from_pretrained(folder)
     if dtype == "int8":
         from . import int8
 
-        hf_model = int8.quantize(hf_model)
-    return LiveModel(hf_model, tok, ModelInfo(tier.name, tier.hub_id, "hub", "Hugging Face hub", dtype,
-                                              _engine(dtype)))
+        def build(partial: Path) -> None:
+            hf_model = AutoModelForCausalLM.from_pretrained(folder, dtype=_torch_dtype("float32"))
+            int8.save(int8.quantize(hf_model), partial)
+            hf_model.config.save_pretrained(partial)
+
+        cached = packs.cache_dir() / "models" / f"{tier.name}-hub-{commit[:12]}-int8"
+        _build_once(cached, {"hub_id": tier.hub_id, "commit": commit, "dtype": dtype}, build,
+                    f"First int8 load of {tier.hub_id}: quantizing it once; later loads take seconds.")
+        hf_model = int8.load(cached)
+    else:
+        hf_model = AutoModelForCausalLM.from_pretrained(folder, dtype=_torch_dtype(dtype)).eval()
+    origin = f"Hugging Face hub, commit {commit[:12]}, from the local cache"
+    return LiveModel(hf_model, tok, ModelInfo(tier.name, tier.hub_id, "hub", origin, dtype, _engine(dtype)))
+
+
+def _build_once(folder: Path, stamp: dict, build: Callable[[Path], None], notice: str) -> None:
+    """Make `folder` with `build(partial_folder)` unless its stamp already says `stamp`.
+
+    The folder appears whole or not at all: it is built under another name and renamed."""
+    mark = folder / "kitchen-source.json"
+    if mark.is_file() and json.loads(mark.read_text()) == stamp:
+        return
+    print(notice)
+    t0 = time.perf_counter()
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    build(partial)
+    (partial / "kitchen-source.json").write_text(json.dumps(stamp))
+    shutil.rmtree(folder, ignore_errors=True)
+    partial.rename(folder)
+    print(f"Cached in {folder} ({time.perf_counter() - t0:.0f} s).")
 
 
 def dense_dir(tier: Tier, dtype: str) -> Path:
@@ -465,12 +543,8 @@ def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
     spec = tier.pack
     gguf = packs.assemble(spec, progress=progress)  # checks the parts every time (cheap when unchanged)
     folder = dense_dir(tier, dtype)
-    stamp = folder / "kitchen-source.json"
-    fresh = {"sha256": spec.sha256, "dtype": dtype}
-    if not (stamp.is_file() and json.loads(stamp.read_text()) == fresh):
-        print(f"First load of the {tier.label} pack: de-quantizing {gguf.name} once "
-              f"(about {20 * spec.size // packs.PACKS['0.5b'].size + 20} s); later loads take seconds.")
-        t0 = time.perf_counter()
+
+    def build(partial: Path) -> None:
         tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         hf_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name,
                                                         dtype=_torch_dtype("float32"))
@@ -479,9 +553,6 @@ def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
         hf_model.hf_quantizer = None
         if hasattr(hf_model.config, "quantization_config"):
             delattr(hf_model.config, "quantization_config")
-        partial = folder.with_name(folder.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
         if dtype == "int8":
             from . import int8
 
@@ -490,11 +561,10 @@ def _load_pack(tier: Tier, dtype: str, progress: bool) -> LiveModel:
         else:
             hf_model.to(_torch_dtype(dtype)).save_pretrained(partial)
         tok.save_pretrained(partial)
-        (partial / "kitchen-source.json").write_text(json.dumps(fresh))
-        shutil.rmtree(folder, ignore_errors=True)
-        partial.rename(folder)
-        print(f"Converted and cached in {folder} ({time.perf_counter() - t0:.0f} s).")
-        del hf_model
+
+    _build_once(folder, {"sha256": spec.sha256, "dtype": dtype}, build,
+                f"First load of the {tier.label} pack: de-quantizing {gguf.name} once "
+                f"(about {20 * spec.size // packs.PACKS['0.5b'].size + 20} s); later loads take seconds.")
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # a load from the cache takes a second: no bar needed

@@ -5,7 +5,9 @@
 
 Sections:
 - load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
-  cache folder) against a warm load from the cache; each in a fresh process.
+  cache folder) against a warm load from the cache; each in a fresh process. When the hub model
+  is in the local Hugging Face cache, its warm load too (from local files only, no request),
+  against the pack's; the section says so when it is not cached.
 - decode: the same chat prompt and 128 greedy tokens per engine setting (float32, bfloat16, and
   the int8 fast mode): decode tokens/s, time to first token (pre-fill), peak memory, load time;
   each against llama.cpp on the same GGUF (when `llama-cpp-python` is installed) and against this
@@ -50,7 +52,7 @@ def peak_mb() -> float:
 # Workers: run in a child process, print one JSON line
 
 
-def worker_load(tier: str, dtype: str) -> dict:
+def worker_load(tier: str, dtype: str, source: str = "pack") -> dict:
     t0 = time.perf_counter()
     import torch  # noqa: F401
     import transformers.models.qwen2.modeling_qwen2  # noqa: F401
@@ -58,9 +60,9 @@ def worker_load(tier: str, dtype: str) -> dict:
     from kitchen.models import load_model
 
     t1 = time.perf_counter()
-    load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
+    model = load_model(tier, source, dtype=dtype, announce=False, progress=False)
     t2 = time.perf_counter()
-    return {"imports_s": t1 - t0, "load_s": t2 - t1, "peak_mb": peak_mb()}
+    return {"imports_s": t1 - t0, "load_s": t2 - t1, "peak_mb": peak_mb(), "origin": model.info.origin}
 
 
 def worker_decode(tier: str, dtype: str) -> dict:
@@ -198,8 +200,8 @@ WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, 
            "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp}
 
 
-def run_worker(name: str, tier: str, dtype: str, env: dict | None = None) -> dict:
-    cmd = [sys.executable, __file__, "--worker", name, "--tier", tier, "--dtype", dtype]
+def run_worker(name: str, tier: str, dtype: str, env: dict | None = None, source: str = "pack") -> dict:
+    cmd = [sys.executable, __file__, "--worker", name, "--tier", tier, "--dtype", dtype, "--source", source]
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=ROOT)
     if proc.returncode != 0:
         raise RuntimeError(f"worker {name} failed:\n{proc.stderr[-3000:]}")
@@ -230,6 +232,21 @@ def section_load(tier: str, dtype: str) -> None:
          f"{cold['peak_mb']:,.0f} MB", f"{cold['load_s'] / warm_s:.0f}x"],
         [f"warm (from the cached folder), median of 3; target under {TARGET_WARM_LOAD_S:.0f} s", f"{warm_s:.2f}",
          f"{statistics.median(w['peak_mb'] for w in warm):,.0f} MB", "1x"],
+    ]))
+    from kitchen.models import TIERS, hub_cache_dir, hub_is_cached
+
+    hub_id = TIERS[tier].hub_id
+    if not hub_is_cached(tier):
+        print(f"\nNo hub model cached here ({hub_id} is not in {hub_cache_dir()}): no hub rows.")
+        return
+    first = run_worker("load", tier, dtype, source="hub")  # fills the int8 cache when it is empty
+    hub = [run_worker("load", tier, dtype, source="hub") for _ in range(RUNS)]
+    hub_s = statistics.median(w["load_s"] for w in hub)
+    print(f"\nHub source: {hub_id}, {first['origin']} (HF_HUB_OFFLINE={os.environ.get('HF_HUB_OFFLINE', '')})\n")
+    print(table(["load", "seconds", "peak memory", "vs the pack's warm load"], [
+        ["hub, first in this run", f"{first['load_s']:.2f}", f"{first['peak_mb']:,.0f} MB", f"{first['load_s'] / warm_s:.1f}x"],
+        ["hub, warm, median of 3", f"{hub_s:.2f}", f"{statistics.median(w['peak_mb'] for w in hub):,.0f} MB",
+         f"{hub_s / warm_s:.1f}x"],
     ]))
 
 
@@ -303,10 +320,12 @@ def main() -> None:
     parser.add_argument("--tier", default="0.5b")
     parser.add_argument("--dtype", default=None, help="dtype for load and cache (default: best for this CPU)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--source", default="pack", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.worker:
-        print(json.dumps(WORKERS[args.worker](args.tier, args.dtype)))
+        extra = {"source": args.source} if args.worker == "load" else {}
+        print(json.dumps(WORKERS[args.worker](args.tier, args.dtype, **extra)))
         return
     from kitchen.models import best_dtype
 

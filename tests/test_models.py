@@ -60,9 +60,14 @@ def test_a_source_alone_in_the_environment_keeps_the_chapters_tier(world, monkey
     assert choose()[:2] == ("0.5b", "pack")
 
 
-def test_offline_flag_skips_the_hub(world, monkeypatch):
-    world["cached"] = True
+def test_offline_flag_means_cache_only(world, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    world["cached"] = True
+    tier, source, why = choose()
+    assert source == "hub" and "local cache" in why and "HF_HUB_OFFLINE=1: cache only" in why
+    world["cached"] = False
+    world["reachable"] = True  # hub_is_reachable() itself says no when offline (tested below)
+    monkeypatch.setattr(models, "hub_is_reachable", lambda timeout=2.0: not models.hub_offline())
     assert choose()[1] == "replay"
 
 

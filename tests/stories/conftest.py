@@ -7,18 +7,21 @@ import os
 import pytest
 
 from kitchen import packs
-from kitchen.models import TIERS, choose
+from kitchen.models import TIERS, choose, hub_cache_dir, hub_is_cached, hub_is_reachable
 
 
 @pytest.fixture
 def require_tier():
-    """Skip a claim whose tier's pack is missing, unless KITCHEN_REQUIRE_1_5B=1 (as in CI) makes that a failure."""
+    """Skip a claim whose model is missing (its tier's pack, or the hub model with no cache and no
+    network), unless KITCHEN_REQUIRE_1_5B=1 (as in CI) makes a missing pack a failure."""
     def check(tier: str, source: str | None = None) -> None:
         tier, source, _ = choose(tier, source)
         if source == "pack" and not packs.is_installed(TIERS[tier].pack):
             if os.environ.get("KITCHEN_REQUIRE_1_5B") == "1":
                 pytest.fail(f"the {tier} pack is not installed (make venv installs it)")
             pytest.skip(f"the {tier} pack is not installed (make venv installs it)")
+        if source == "hub" and not hub_is_cached(tier) and not hub_is_reachable():
+            pytest.skip(f"{TIERS[tier].hub_id} is not in {hub_cache_dir()} and the hub cannot be reached")
     return check
 
 
