@@ -11,7 +11,6 @@ import html
 from dataclasses import dataclass
 from typing import Sequence
 
-from .harness import EMPTY_NUDGE
 
 # Colours that read well on a projector, light or dark theme.
 SPECIAL = "#ffd7a8"  # control tokens such as <|im_start|>
@@ -103,9 +102,8 @@ def trace_view(trace, times: bool = False) -> HTML:
         for r in step.results:
             rows.append(("ran" if r.ok else "error", f"{r.name} → {r.content}"))
             rows += [("note", n) for n in r.notes]
-        nudge = [m["content"] for m in step.appended if m.get("content") == EMPTY_NUDGE]
-        if nudge:
-            rows.append(("harness asked", nudge[0]))
+        if step.nudge:
+            rows.append(("harness asked", step.nudge))
         elif not step.parsed.found:
             rows.append(("answer", "no call: this text is the answer"))
         lines.append(head)

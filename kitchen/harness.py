@@ -46,6 +46,7 @@ class Step:
     appended: list[dict] = field(default_factory=list)  # messages added to the conversation after it
     prompt_added: str = ""  # the part of the rendered prompt that is new since the previous step
     tool_seconds: float = 0.0
+    nudge: str = ""  # what the harness asked after this step's empty reply (`EMPTY_NUDGE`), if it did
 
     @property
     def text(self) -> str:
@@ -148,8 +149,7 @@ class Harness:
             trace.steps.append(step)
             yield Event("parsed", index, trace, {"parsed": parsed})
 
-            if not parsed.found and self._nudge(trace, generation.text, index):
-                step.appended = trace.messages[-2:]
+            if not parsed.found and self._nudge(trace, step):
                 yield Event("appended", index, trace, {"messages": step.appended})
                 continue
             if not parsed.found:
@@ -179,12 +179,14 @@ class Harness:
         trace.stop_reason = "cap"
         yield Event("cap", self.max_steps, trace, {"answer": trace.answer})
 
-    def _nudge(self, trace: Trace, text: str, index: int) -> bool:
+    def _nudge(self, trace: Trace, step: Step) -> bool:
         """After an empty reply (and once per run), append it and a request for an answer."""
-        nudged = any(m.get("content") == EMPTY_NUDGE for m in trace.messages)
-        if text.strip() or not self.nudge_empty or nudged or index == self.max_steps:
+        nudged = any(s.nudge for s in trace.steps)
+        if step.text.strip() or not self.nudge_empty or nudged or step.index == self.max_steps:
             return False
-        trace.messages += [{"role": "assistant", "content": text}, {"role": "user", "content": EMPTY_NUDGE}]
+        step.nudge = EMPTY_NUDGE
+        step.appended = [{"role": "assistant", "content": step.text}, {"role": "user", "content": EMPTY_NUDGE}]
+        trace.messages += step.appended
         return True
 
 

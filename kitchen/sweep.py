@@ -17,12 +17,11 @@ import math
 import random
 from collections import defaultdict
 from dataclasses import dataclass
-from types import SimpleNamespace
-from typing import Callable
+from typing import Callable, Sequence
 
 from .arithmetic import extract_answer
 from .harness import run_harness
-from .parsing import parse_tool_calls
+from .parsing import ParseResult, parse_tool_calls
 from .schemas import tool_schema
 from .tools import calculator
 
@@ -73,7 +72,7 @@ def run_on(model, problems: list[tuple[int, int]], *, max_new_tokens: int = 80,
         text = "\n".join(s.text for s in trace.steps)
         last = trace.steps[-1].generation
         rows.append(_row("on", a, b, trace.answer or "" if trace.stop_reason == "answer" else "", text,
-                         sum(s.generation.new_tokens for s in trace.steps), call=what_was_called(trace),
+                         sum(s.generation.new_tokens for s in trace.steps), call=what_was_called([(s.text, s.parsed) for s in trace.steps]),
                          cut_off=last.stop_reason == "max_new_tokens"))
         if on_row:
             on_row(rows[-1])
@@ -83,17 +82,18 @@ def run_on(model, problems: list[tuple[int, int]], *, max_new_tokens: int = 80,
 CALLS = ("calculator", "another tool", "written, not parsed", "none")
 
 
-def what_was_called(trace) -> str:
-    """One of `CALLS`: a parsed calculator call; a parsed call to a tool that does not exist; text
-    that reads as a call the parser could not find (an error, or a format it does not know, such
-    as `<name>calculator</name>`); or no call at all."""
-    names = [c.name for s in trace.steps for c in s.parsed.calls]
+def what_was_called(replies: Sequence[tuple[str, ParseResult]]) -> str:
+    """One of `CALLS`, from each reply's text and what the parser found in it: a parsed calculator
+    call; a parsed call to a tool that does not exist; text that reads as a call the parser could
+    not find (an error, or a format it does not know, such as `<name>calculator</name>`); or no
+    call at all."""
+    names = [c.name for _, parsed in replies for c in parsed.calls]
     if "calculator" in names:
         return "calculator"
     if names:
         return "another tool"
-    text = "\n".join(s.text for s in trace.steps)
-    if any(s.parsed.errors for s in trace.steps) or "calculator" in text or "arguments" in text:
+    text = "\n".join(t for t, _ in replies)
+    if any(parsed.errors for _, parsed in replies) or "calculator" in text or "arguments" in text:
         return "written, not parsed"
     return "none"
 
@@ -125,9 +125,8 @@ def regrade(rows: list[dict], max_new_tokens: int) -> list[dict]:
                        cut_off=row["tokens"] >= max_new_tokens)
         else:
             parsed = parse_tool_calls(row["text"], tools=[tool_schema(calculator)])
-            trace = SimpleNamespace(steps=[SimpleNamespace(text=row["text"], parsed=parsed)])
             row = _row("on", row["a"], row["b"], row["text"], row["text"], row["tokens"],
-                       call=what_was_called(trace))
+                       call=what_was_called([(row["text"], parsed)]))
         out.append(row)
     return out
 

@@ -215,8 +215,10 @@ def test_an_empty_reply_gets_one_request_for_an_answer():
     trace = run_harness(ScriptedModel(["", "It is 4."]), "What is 2 + 2?", [calculator])
     assert trace.stop_reason == "answer" and trace.answer == "It is 4."
     assert [m["content"] for m in trace.steps[0].appended] == ["", EMPTY_NUDGE]
+    assert trace.steps[0].nudge == EMPTY_NUDGE and trace.steps[1].nudge == ""
     twice = run_harness(ScriptedModel(["", ""]), "What is 2 + 2?", [calculator])
     assert twice.stop_reason == "answer" and twice.answer == "" and len(twice.steps) == 2
+    assert [s.nudge for s in twice.steps] == [EMPTY_NUDGE, ""]
     off = run_harness(ScriptedModel([""]), "What is 2 + 2?", [calculator], nudge_empty=False)
     assert len(off.steps) == 1 and off.answer == ""
 

@@ -25,10 +25,22 @@ def require_tier():
     return check
 
 
-def pytest_terminal_summary(terminalreporter):
-    from test_stories import REPORTED
+REPORTED = pytest.StashKey[list]()
 
-    if REPORTED:
+
+def pytest_configure(config):
+    config.stash[REPORTED] = []
+
+
+@pytest.fixture
+def report(request):
+    """Keep a verdict line for the end of the run (a claim checked where it was not measured)."""
+    return request.config.stash[REPORTED].append
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    lines = config.stash.get(REPORTED, [])
+    if lines:
         terminalreporter.section("stories reported, not asserted (not measured on this setting)")
-        for line in REPORTED:
+        for line in lines:
             terminalreporter.write_line(line)
