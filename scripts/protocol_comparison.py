@@ -2,6 +2,7 @@
 
     python scripts/protocol_comparison.py               # every installed pack
     python scripts/protocol_comparison.py --tiers 0.5b
+    python scripts/protocol_comparison.py --per-tool 2    # the first two tasks of each tool only
 
 Each single-step task in data/tasks.json runs through the harness once per protocol (greedy, all
 five toy tools offered, at most 3 model calls). Per run it records whether a call was detected at
@@ -38,12 +39,29 @@ def strict_formats(protocol) -> tuple[str, ...]:
     return tuple(getattr(protocol, "own_formats", None) or ("qwen",))
 
 
-def run_tier(tier: str) -> dict:
+def chosen_tasks(per_tool: int | None) -> list:
+    """The single-step tasks, or the first `per_tool` of each tool's (a smaller run that still
+    covers all five tools)."""
+    tasks = load_tasks("single")
+    if per_tool is None:
+        return tasks
+    seen: dict[str, int] = {}
+    chosen = []
+    for task in tasks:
+        tool = task.tools[0]
+        if seen.get(tool, 0) < per_tool:
+            chosen.append(task)
+            seen[tool] = seen.get(tool, 0) + 1
+    return chosen
+
+
+def run_tier(tier: str, per_tool: int | None = None) -> dict:
     model = load_model(tier, "pack")
     schemas = [tool_schema(f) for f in TOY_TOOLS]
     rows = []
+    tasks = chosen_tasks(per_tool)
     for name, protocol in PROTOCOLS.items():
-        for task in load_tasks("single"):
+        for task in tasks:
             trace = run_harness(model, task.request, TOY_TOOLS, protocol=protocol, max_steps=3,
                                 max_new_tokens=160)
             first = trace.steps[0]
@@ -59,17 +77,20 @@ def run_tier(tier: str) -> dict:
                   f"valid={g.valid!s:5} answer={g.answer_right!s:5} {task.request[:50]}", flush=True)
     return labelled(model, "scripts/protocol_comparison.py",
                     settings={"decoding": "greedy", "max_steps": 3, "max_new_tokens": 160, "tools": "all five",
-                              "tasks": "data/tasks.json (single)"},
+                              "tasks": "data/tasks.json (single)" + (
+                                  f", the first {per_tool} of each tool's" if per_tool else ""),
+                              "task_count": len(tasks)},
                     rows=rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tiers", nargs="*", default=installed_tiers())
+    parser.add_argument("--per-tool", type=int, help="run only the first N tasks of each tool")
     args = parser.parse_args()
     results = load_results(RESULTS_FILE)
     for tier in args.tiers:
-        results[tier] = run_tier(tier)
+        results[tier] = run_tier(tier, args.per_tool)
         save_results(RESULTS_FILE, results)
     print(f"wrote {RESULTS_FILE.relative_to(ROOT)}")
 

@@ -34,6 +34,6 @@ def copy_folder(source: Path) -> Callable[[Path], None]:
     """A `fill` that copies a saved Hugging Face folder (such as the pack's dense cache)."""
     def fill(snapshot: Path) -> None:
         for f in source.iterdir():
-            if f.is_file() and (f.suffix in (".json", ".safetensors", ".txt", ".jinja")):
+            if f.is_file() and f.suffix in (".json", ".safetensors", ".txt", ".jinja") and not f.name.startswith("kitchen-"):
                 shutil.copy2(f, snapshot / f.name)
     return fill
