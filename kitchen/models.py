@@ -449,6 +449,10 @@ def _download(tier: Tier) -> Path:
         raise RuntimeError(f"{tier.hub_id} is not in the local Hugging Face cache ({hub_cache_dir()}) and "
                            f"HF_HUB_OFFLINE=1 allows no download. Unset HF_HUB_OFFLINE on a network, or "
                            f"{what_to_do}.")
+    if not hub_is_reachable():
+        raise RuntimeError(f"{tier.hub_id} is not in the local Hugging Face cache ({hub_cache_dir()}) and "
+                           f"huggingface.co did not answer within two seconds. Try again on a network, or "
+                           f"{what_to_do}.")
     print(f"Downloading {tier.hub_id} from the Hugging Face hub into {hub_cache_dir()} (once; "
           "later loads read the local cache).")
     try:

@@ -110,5 +110,9 @@ def test_a_download_that_fails_halfway_names_the_model_and_what_to_do(tmp_path, 
         raise ConnectionError("connection reset after 412 MB")
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", cut)
+    monkeypatch.setattr(models, "hub_is_reachable", lambda timeout=2.0: False)
+    with pytest.raises(RuntimeError, match=r"(?s)not in the local .*did not answer.*KITCHEN_MODEL=pack"):
+        models._load_hub(models.TIERS["0.5b"], "float32")  # no answer: no download is tried
+    monkeypatch.setattr(models, "hub_is_reachable", lambda timeout=2.0: True)
     with pytest.raises(RuntimeError, match=r"(?s)Could not download Qwen/Qwen2.5-0.5B-Instruct.*connection reset after 412 MB.*again.*KITCHEN_MODEL=pack"):
         models._load_hub(models.TIERS["0.5b"], "float32")
