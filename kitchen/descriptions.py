@@ -31,10 +31,7 @@ def variant_schemas(variant: str) -> list[dict]:
     out = []
     for schema in schemas:
         texts = vague[schema["function"]["name"]]
-        schema = edit_schema(schema, description=texts["description"])
-        for param, text in texts["parameters"].items():
-            schema["function"]["parameters"]["properties"][param]["description"] = text
-        out.append(schema)
+        out.append(edit_schema(schema, description=texts["description"], parameters=texts["parameters"]))
     return out
 
 
@@ -56,11 +53,7 @@ def count_words_schema(with_examples: bool) -> dict:
     False
     """
     schema = tool_schema(TOOLS_BY_NAME["count_words"])
-    if with_examples:
-        schema = edit_schema(schema)
-        for param, text in EXAMPLE_PARAMETERS.items():
-            schema["function"]["parameters"]["properties"][param]["description"] = text
-    return schema
+    return edit_schema(schema, parameters=EXAMPLE_PARAMETERS) if with_examples else schema
 
 
 def summarize(rows: list[dict]) -> dict[str, Counter]:

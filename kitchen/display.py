@@ -46,7 +46,8 @@ def visible(piece: str) -> str:
 def token_chips(tok, ids: Sequence[int], reserved: Sequence[str] = ("<tool_call>", "</tool_call>"),
                 show_ids: bool = True) -> HTML:
     """Tokens as coloured chips: control tokens orange, tool-call tokens green, the rest grey."""
-    special = set(tok.all_special_ids)
+    # every control token (<|im_start|> too: `all_special_ids` lists only the end tokens here)
+    special = {i for i, added in tok.added_tokens_decoder.items() if added.special}
     reserved_ids = {tok.convert_tokens_to_ids(t) for t in reserved}
     chips, words = [], []
     for i in ids:

@@ -1,11 +1,9 @@
 """The results files of the experiment scripts (`scripts/*_experiment.py`, `*_comparison.py`, `*_sweep.py`).
 
 Each file in `data/experiments/` holds one entry per tier, labelled with the exact model that made
-it (its info and one-line announcement), the date and the script:
-
->>> results = load_results(path)                                  # doctest: +SKIP
->>> results["0.5b"] = labelled(model, "scripts/x.py", rows=rows)  # doctest: +SKIP
->>> save_results(path, results)                                   # doctest: +SKIP
+it (its info and one-line announcement), the date and the script. A script does
+`results = load_results(path)`, then `results[tier] = labelled(model, "scripts/x.py", rows=rows)`,
+then `save_results(path, results)`.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ token, the text it added, its probability and, on request, the top-k candidates.
 the end of the turn, at a stop string (such as `</tool_call>`) or at `max_new_tokens`; the finished
 run is a `Generation`.
 
-What this module does not do: sampling (greedy only, so every run repeats), batching (see
-`kitchen.batch`), loading models (see `kitchen.models`).
+Owns the decode loop and the KV state kept between calls. Does not sample (greedy only, so every
+run repeats), batch (`LiveModel.generate_batch` uses transformers' `generate`) or load a model
+(`kitchen.models`); the reply's data types live in `kitchen.replies`.
 """
 
 from __future__ import annotations
@@ -18,67 +19,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
-
-@dataclass
-class Candidate:
-    """One of the top-k tokens the model considered at a step."""
-
-    token_id: int
-    text: str
-    prob: float
-
-
-@dataclass
-class Token:
-    """One generated token."""
-
-    token_id: int
-    text: str  # the text this token added to the reply (may be "" while a character is incomplete)
-    prob: float  # the probability the model gave to this token
-    top: list[Candidate] = field(default_factory=list)
-
-
-@dataclass
-class Generation:
-    """A finished reply, with what it cost."""
-
-    prompt: str
-    prompt_ids: list[int]
-    token_ids: list[int]
-    text: str  # the reply; the end-of-turn token is not part of it
-    tokens: list[Token]
-    stop_reason: str  # "end_of_turn", "stop_string" or "max_new_tokens"
-    stop_string: str | None = None
-    prefilled_tokens: int = 0  # prompt tokens actually computed (the rest came from the KV cache)
-    prefill_seconds: float = 0.0
-    decode_seconds: float = 0.0
-
-    @property
-    def new_tokens(self) -> int:
-        return len(self.token_ids)
-
-    @property
-    def reused_tokens(self) -> int:
-        return len(self.prompt_ids) - self.prefilled_tokens
-
-    @property
-    def seconds(self) -> float:
-        return self.prefill_seconds + self.decode_seconds
-
-    def token_at(self, char_index: int) -> int:
-        """Index of the token that wrote the character at `char_index` of `text`."""
-        end = 0
-        for i, token in enumerate(self.tokens):
-            end += len(token.text)
-            if end > char_index:
-                return i
-        raise IndexError(f"no token writes character {char_index} of a {len(self.text)}-character reply")
-
-    @property
-    def tokens_per_second(self) -> float:
-        """Decode speed: tokens after the first, over the time they took."""
-        n = len(self.token_ids) - 1
-        return n / self.decode_seconds if n > 0 and self.decode_seconds > 0 else float("nan")
+from .replies import Candidate, Detokenizer, Generation, StopReason, Token
 
 
 @dataclass
@@ -93,7 +34,11 @@ class KVState:
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the shared start of two id lists. `common_prefix([1, 2, 3], [1, 2, 4]) -> 2`."""
+    """Length of the shared start of two id lists.
+
+    >>> common_prefix([1, 2, 3], [1, 2, 4])
+    2
+    """
     n = 0
     for x, y in zip(a, b):
         if x != y:
@@ -105,10 +50,8 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 class TokenStream:
     """Iterate to receive `Token`s as they are generated; `result` holds the `Generation` after.
 
-    >>> stream = model.stream(messages)          # doctest: +SKIP
-    >>> for step in stream: print(step.text, end="")
-    >>> stream.result.stop_reason
-    'end_of_turn'
+    In a notebook: `stream = model.stream(messages)`, then `for step in stream: print(step.text,
+    end="")`, then `stream.result.stop_reason` is "end_of_turn", "stop_string" or "max_new_tokens".
     """
 
     def __init__(self, hf_model, tok, prompt: str, prompt_ids: list[int], *, max_new_tokens: int,
@@ -160,8 +103,9 @@ class TokenStream:
         t1 = time.perf_counter()
         ids: list[int] = []
         tokens: list[Token] = []
-        text = ""
-        stop_reason, stop_string = "max_new_tokens", None
+        detok = Detokenizer(tok)
+        stop_reason: StopReason = "max_new_tokens"
+        stop_string = None
         try:
             for _ in range(self.max_new_tokens):
                 probs = torch.softmax(logits.float(), dim=-1)
@@ -177,13 +121,10 @@ class TokenStream:
                     tokens.append(Token(token_id, "", float(probs[token_id]), top))
                     yield tokens[-1]
                     break
-                full = tok.decode(ids)
-                piece = ""
-                if not full.endswith("\ufffd"):  # else a character is split across tokens: wait
-                    piece, text = full[len(text):], full
+                piece = detok.add(token_id)
                 tokens.append(Token(token_id, piece, float(probs[token_id]), top))
                 yield tokens[-1]
-                hit = next((s for s in self.stop if s in text[-(len(piece) + len(s)):]), None)
+                hit = next((s for s in self.stop if s in detok.text[-(len(piece) + len(s)):]), None)
                 if hit is not None:
                     stop_reason, stop_string = "stop_string", hit
                     break

@@ -1,44 +1,39 @@
 """The int8 fast mode: a Qwen2 model whose linear layers read int8 weights, and a lean decode step.
 
-Decoding one token reads every weight once, so on a CPU its speed is set by how many bytes the
-weights take and by how much Python runs per layer. This module cuts both:
-
-- `quantize`: the query, key and value projections of each layer become one linear layer, and so
-  do the MLP's gate and up projections (the same sums, fewer calls); then every linear layer's
-  weights are re-quantized to int8, one scale per output row, and run by torch's dynamic int8
-  kernel (`quantized::linear_dynamic`: activations stay float32 between layers and are quantized
-  to 8 bits on the fly, with one scale per call);
-- `save` / `load`: the quantized weights cached as one file, so a warm load skips the
-  conversion (the kernel still re-packs the weights for this CPU at load);
-- `decode_step`: one token through the layers with the same operations as the transformers
-  forward, called directly, for the decode loop (`kitchen.generation.TokenStream`). The pre-fill
-  and batched generation keep the transformers forward, which runs the same fused layers.
-
->>> model = quantize(float32_model)            # doctest: +SKIP
->>> logits = decode_step(model, token_id, cache)  # the next token's logits, cache updated in place
+Decoding one token reads every weight once, so on a CPU its speed is set by the weights' bytes and
+by the Python run per layer. `quantize` fuses q/k/v and gate/up into single layers and re-quantizes
+every linear layer to int8 (one scale per output row; activations quantized on the fly by torch's
+`quantized::linear_dynamic`); `save`/`load` cache the result; `decode_step` runs one token through
+the layers without the transformers forward. Owns none of the choosing or loading (`kitchen.loading`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
-from transformers.models.qwen2 import modeling_qwen2 as qwen2
 
-from .models import cpu_has_vnni
+from .cpu import cpu_has_vnni
 
 FILE = "int8-weights.pt"
 
 
-# Activations are quantized to 8 bits where the CPU has VNNI; without it the kernel's 16-bit
-# intermediate sums could saturate, so it uses 7 bits, as torch's own dynamic Linear does. The
-# 8th bit matters: with 7-bit activations the 0.5B pack stopped calling tools in chapter 05.
-REDUCE_RANGE = not cpu_has_vnni()
+@functools.cache
+def _qwen2() -> ModuleType:
+    """transformers' Qwen2 code, imported on first use (two seconds; a replayed chapter never needs it)."""
+    from transformers.models.qwen2 import modeling_qwen2
+
+    return modeling_qwen2
+
+
 CHUNK_ROWS = 16_384  # the kernel packs a tall matrix (the 151,936-row head) much faster in slices
 
 
@@ -55,6 +50,10 @@ class Int8Linear(nn.Module):
         self.in_features = chunks[0][0].shape[1]
         self.out_features = sum(w.shape[0] for w, _ in chunks)
         self.packed = packed if packed is not None else [torch.ops.quantized.linear_prepack(w, b) for w, b in chunks]
+        # Activations are quantized to 8 bits where the CPU has VNNI; without it the kernel's 16-bit
+        # intermediate sums could saturate, so it uses 7 bits, as torch's own dynamic Linear does.
+        # The 8th bit matters: with 7-bit activations the 0.5B pack stopped calling tools in ch. 05.
+        self.reduce_range = not cpu_has_vnni()
 
     @staticmethod
     def quantize(weight: torch.Tensor, bias: torch.Tensor | None) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
@@ -71,7 +70,7 @@ class Int8Linear(nn.Module):
         return [torch.ops.quantized.linear_unpack(p) for p in self.packed]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        outs = [torch.ops.quantized.linear_dynamic(x, p, REDUCE_RANGE) for p in self.packed]
+        outs = [torch.ops.quantized.linear_dynamic(x, p, self.reduce_range) for p in self.packed]
         return outs[0] if len(outs) == 1 else torch.cat(outs, dim=-1)
 
     def extra_repr(self) -> str:
@@ -81,7 +80,7 @@ class Int8Linear(nn.Module):
 class FusedAttention(nn.Module):
     """Qwen2 attention with one projection for query, key and value (the sums of the original)."""
 
-    def __init__(self, attn: qwen2.Qwen2Attention, qkv: nn.Module, o_proj: nn.Module, sizes: tuple[int, ...]):
+    def __init__(self, attn: Any, qkv: nn.Module, o_proj: nn.Module, sizes: tuple[int, ...]):
         super().__init__()
         self.config, self.layer_idx, self.head_dim = attn.config, attn.layer_idx, attn.head_dim
         self.scaling, self.sliding_window, self.is_causal = attn.scaling, attn.sliding_window, True
@@ -91,13 +90,14 @@ class FusedAttention(nn.Module):
     def project(self, hidden: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
         shape = (*hidden.shape[:-1], -1, self.head_dim)
         q, k, v = (t.view(shape).transpose(1, 2) for t in self.qkv(hidden).split(self.sizes, dim=-1))
-        q, k = qwen2.apply_rotary_pos_emb(q, k, cos, sin)
+        q, k = _qwen2().apply_rotary_pos_emb(q, k, cos, sin)
         return q, k, v
 
     def forward(self, hidden_states, position_embeddings, attention_mask, cache=None, **kwargs):
         q, k, v = self.project(hidden_states, *position_embeddings)
         if cache is not None:
             k, v = cache.update(k, v, self.layer_idx, kwargs=kwargs)
+        qwen2 = _qwen2()
         attend = qwen2.ALL_ATTENTION_FUNCTIONS.get_interface(self.config._attn_implementation,
                                                              qwen2.eager_attention_forward)
         out, weights = attend(self, q, k, v, attention_mask, dropout=0.0, scaling=self.scaling,

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .arithmetic import extract_answer
-from .generation import Generation, Token
+from .choice import TIERS, installed_tiers
+from .recordings import RECORDINGS
+from .replies import Generation, Token
 from .harness import Event, Trace, run_harness
 from .tools import ToolError, calculator
 
@@ -94,9 +96,6 @@ def available_sources() -> list[tuple[str, tuple[str, str]]]:
 
     Returns (label, (tier, source)) pairs, live sources first.
     """
-    from .models import TIERS, installed_tiers
-    from .replay import RECORDINGS
-
     live = [(f"{TIERS[t].label} · offline pack (live)", (t, "pack")) for t in installed_tiers()]
     replay = [(f"{t.label} · replay (recorded)", (t.name, "replay")) for t in TIERS.values()
               if any((RECORDINGS / t.name).glob("*.json"))]

@@ -8,7 +8,7 @@ publisher is not the model's authors, so the parts are treated as untrusted byte
 - each part is checked against the hash in its wheel's RECORD (so a damaged part is named);
 - the assembled file's SHA-256 must equal the value pinned here, or nothing is loaded.
 
-This module only finds, assembles and verifies files. Loading the model is `kitchen.models`.
+This module only finds, assembles and verifies files. Loading the model is `kitchen.loading`.
 
 >>> PACKS["0.5b"].model_name
 'Qwen2.5-Coder-0.5B-Instruct'
@@ -20,11 +20,12 @@ import base64
 import hashlib
 import importlib.metadata as metadata
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm.auto import tqdm
+
+from . import settings
 
 CHUNK = 8 * 1024 * 1024
 
@@ -158,7 +159,7 @@ def cache_dir() -> Path:
 
     `KITCHEN_CACHE` overrides it; the default is `~/.cache/llm-kitchen`.
     """
-    return Path(os.environ.get("KITCHEN_CACHE", Path.home() / ".cache" / "llm-kitchen"))
+    return settings.current().cache
 
 
 def assembled_path(spec: PackSpec) -> Path:
@@ -228,11 +229,3 @@ def assemble(spec: PackSpec, progress: bool = True) -> Path:
     stamp.write_text(json.dumps({"sha256": digest, "parts": fingerprint}))
     return target
 
-
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file, read in chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(CHUNK):
-            h.update(chunk)
-    return h.hexdigest()

@@ -1,21 +1,34 @@
-"""Matplotlib figures for the notebooks. Each function returns a `Figure` and shows nothing itself."""
+"""Matplotlib figures for the notebooks. Each function returns a `Figure` and shows nothing itself.
+
+Every figure is drawn in the series' style (`STYLE`, applied only while it is drawn: importing
+this module changes no matplotlib setting).
+"""
 
 from __future__ import annotations
 
-from typing import Sequence
+import functools
+from typing import Callable, ParamSpec, Sequence
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.rcParams.update({"figure.dpi": 100, "font.size": 11})
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .display import visible  # noqa: E402
-from .generation import Token  # noqa: E402
+from .display import visible
+from .replies import Token
 
 CHOSEN, OTHER = "#2b7bba", "#b8c4d6"
+STYLE = {"figure.dpi": 100, "font.size": 11}
+P = ParamSpec("P")
 
 
+def _styled(draw: Callable[P, plt.Figure]) -> Callable[P, plt.Figure]:
+    """Draw the figure with `STYLE` in force."""
+    @functools.wraps(draw)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> plt.Figure:
+        with plt.rc_context(STYLE):
+            return draw(*args, **kwargs)
+    return wrapper
+
+
+@_styled
 def top_k_figure(token: Token, title: str = "") -> plt.Figure:
     """Bar chart of the candidates at one step; the token the model picked is dark."""
     fig, ax = plt.subplots(figsize=(6, 0.35 * len(token.top) + 1))
@@ -34,6 +47,7 @@ def top_k_figure(token: Token, title: str = "") -> plt.Figure:
     return fig
 
 
+@_styled
 def bar_figure(labels: Sequence[str], values: Sequence[float], *, xlabel: str, title: str = "",
                stacked: dict[str, Sequence[float]] | None = None) -> plt.Figure:
     """Horizontal bars, one per label; with `stacked`, one coloured segment per named series."""
@@ -57,6 +71,7 @@ def bar_figure(labels: Sequence[str], values: Sequence[float], *, xlabel: str, t
     return fig
 
 
+@_styled
 def growth_figure(trace, title: str = "") -> plt.Figure:
     """How a harness run's prompt grew, step by step, and where each step's time went."""
     steps = trace.steps
@@ -92,6 +107,7 @@ def growth_figure(trace, title: str = "") -> plt.Figure:
     return fig
 
 
+@_styled
 def accuracy_figure(series: dict[str, list], title: str = "") -> plt.Figure:
     """Accuracy against digit count, one line per series, with 95% intervals as bands.
 

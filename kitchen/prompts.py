@@ -105,9 +105,11 @@ def tool_costs(model, tools: Sequence[Callable | dict], messages: Sequence[dict]
 
 
 def edit_schema(schema: dict[str, Any], *, description: str | None = None,
-                add: tuple[str, str, str] | None = None, remove: str | None = None) -> dict[str, Any]:
+                add: tuple[str, str, str] | None = None, remove: str | None = None,
+                parameters: dict[str, str] | None = None) -> dict[str, Any]:
     """A copy of a chat-template schema with its description changed, a parameter added
-    (`(name, json_type, description)`, required) or one removed. The input is not changed.
+    (`(name, json_type, description)`, required) or one removed, or parameters' descriptions
+    replaced (`parameters`: name -> new text). The input is not changed.
 
     >>> s = {"type": "function", "function": {"name": "f", "description": "d",
     ...      "parameters": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}}
@@ -119,6 +121,8 @@ def edit_schema(schema: dict[str, Any], *, description: str | None = None,
     params = f["parameters"]
     if description is not None:
         f["description"] = description
+    for name, text in (parameters or {}).items():
+        params["properties"][name]["description"] = text
     if remove:
         params["properties"].pop(remove, None)
         if remove in params.get("required", []):

@@ -100,7 +100,3 @@ def as_schema(tool: Callable | dict[str, Any]) -> dict[str, Any]:
     if "inputSchema" in tool:
         return from_mcp(tool)
     raise SchemaError(f"Not a tool: {tool!r}")
-
-
-def tool_name(tool: Callable | dict[str, Any]) -> str:
-    return as_schema(tool)["function"]["name"]

@@ -2,25 +2,29 @@
 shown and tested on purpose. It is never presented as a model's output: its announcement says
 that the replies are scripted.
 
->>> model = ScriptedModel(['{"name": "calculator", "arguments": {"expression": "2+2"}}', "4."])  # doctest: +SKIP
+>>> model = ScriptedModel(['{"name": "calculator", "arguments": {"expression": "2+2"}}', "4."])
+>>> model.generate([{"role": "user", "content": "2+2?"}]).text
+'{"name": "calculator", "arguments": {"expression": "2+2"}}'
+>>> model.generate([{"role": "user", "content": "2+2?"}]).stop_reason
+'end_of_turn'
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from .generation import Generation, Token
-from .models import ChatModel, ModelInfo
-from .replay import ReplayStream, load_replay_tokenizer
+from .chat_model import ModelInfo, TemplateChat
+from .replies import Detokenizer, FinishedStream, Generation, StopReason, Token
+from .tokenizer import offline_tokenizer
 
 
-class ScriptedModel(ChatModel):
+class ScriptedModel(TemplateChat):
     """Returns `replies` in order, tokenized with the real Qwen2.5 tokenizer; stop strings apply."""
 
     def __init__(self, replies: Sequence[str], tier: str = "0.5b"):
         self.replies = list(replies)
         self.calls = 0
-        self.tok = load_replay_tokenizer(tier)
+        self.tok = offline_tokenizer(tier)
         self.info = ModelInfo(tier, "scripted replies", "scripted",
                               f"{len(self.replies)} replies written into the notebook or test",
                               "none", engine="script")
@@ -30,26 +34,24 @@ class ScriptedModel(ChatModel):
                 f"harness's paths; no model runs.")
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=False) -> ReplayStream:
+               reuse_cache=False) -> FinishedStream:
         prompt = self.render(messages, tools, prefix=prefix)
         text = self.replies[self.calls] if self.calls < len(self.replies) else "(the script has ended)"
         self.calls += 1
-        stop_reason, stop_string = "end_of_turn", None
+        stop_reason: StopReason = "end_of_turn"
+        stop_string = None
         for s in stop:
             if s in text:
                 text = text[:text.index(s) + len(s)]
                 stop_reason, stop_string = "stop_string", s
                 break
         ids = self.encode(text)[:max_new_tokens]
-        tokens, so_far = [], ""
-        for i in range(len(ids)):
-            full = self.tok.decode(ids[:i + 1])
-            tokens.append(Token(ids[i], full[len(so_far):], 1.0))
-            so_far = full
+        detok = Detokenizer(self.tok)
+        tokens = [Token(i, detok.add(i), 1.0) for i in ids]
         if stop_reason == "end_of_turn":
             tokens.append(Token(self.tok.convert_tokens_to_ids("<|im_end|>"), "", 1.0))
-        gen = Generation(prompt=prompt, prompt_ids=self.encode(prompt),
-                         token_ids=[t.token_id for t in tokens], text=self.tok.decode(ids),
-                         tokens=tokens, stop_reason=stop_reason, stop_string=stop_string,
-                         prefilled_tokens=len(self.encode(prompt)))
-        return ReplayStream(gen)
+        prompt_ids = self.encode(prompt)
+        return FinishedStream(Generation(
+            prompt=prompt, prompt_ids=prompt_ids, token_ids=[t.token_id for t in tokens],
+            text=self.tok.decode(ids), tokens=tokens, stop_reason=stop_reason,
+            stop_string=stop_string, prefilled_tokens=len(prompt_ids)))

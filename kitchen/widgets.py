@@ -12,11 +12,15 @@ from typing import Callable, Sequence
 import ipywidgets as w
 from IPython.display import display
 
+from .choice import choose
 from .display import visible
-from .generation import Generation, Token
 from .harness import Event
-from .lab import ask_tools_off, ask_tools_on, exact_answer, verdict
+from .lab import ask_tools_off, ask_tools_on, available_sources, exact_answer, verdict
+from .models import load_model
 from .plots import top_k_figure
+from .prompts import edit_schema, preview_tools
+from .replies import Generation, Token
+from .schemas import as_schema
 
 PANE_STYLE = ("font-family:monospace;white-space:pre-wrap;border:1px solid #bbb;border-radius:6px;"
               "padding:6px;min-height:120px")
@@ -153,9 +157,6 @@ def dashboard(tools: Sequence[Callable], question: str = "What is 1234 × 5678?"
 
     The picker offers each installed pack (live) and each tier's recordings (replay, instant).
     """
-    from .lab import available_sources
-    from .models import choose, load_model
-
     sources = available_sources()
     try:  # start on what load_model() would choose (KITCHEN_MODEL decides in a classroom)
         chosen = choose()[:2]
@@ -208,15 +209,21 @@ def _on_event(pane: StreamPane, event: Event) -> None:
         pane.write("\n" + event.data["answer"], "color:#b00")
 
 
+def _preview_html(model, schema: dict, messages, base_tokens: int) -> tuple[str, str]:
+    """The schema editor's token count (against the original's) and `<tools>` block, as HTML."""
+    text, tokens = preview_tools(model, [schema], messages)
+    delta = tokens - base_tokens
+    count = (f"<b>{tokens:,} prompt tokens</b> ({'+' if delta >= 0 else ''}{delta} against the "
+             f"original's {base_tokens:,})")
+    return count, f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre>'
+
+
 def schema_editor(model, tool, messages=None) -> w.VBox:
     """Edit a tool's description, add or remove a parameter: the `<tools>` block and the prompt's
     token count update as you type. Logic: `kitchen.prompts.edit_schema` and `preview_tools`."""
-    from .prompts import edit_schema, preview_tools
-    from .schemas import as_schema
-
     original = as_schema(tool)
     state = {"schema": original}
-    base_block, base_tokens = preview_tools(model, [original], messages)
+    _, base_tokens = preview_tools(model, [original], messages)
     description = w.Textarea(value=original["function"]["description"], description="Description",
                              layout=w.Layout(width="95%", height="90px"))
     description.add_class("kitchen-description")
@@ -233,11 +240,7 @@ def schema_editor(model, tool, messages=None) -> w.VBox:
     problem = w.HTML()
 
     def show() -> None:
-        text, tokens = preview_tools(model, [state["schema"]], messages)
-        delta = tokens - base_tokens
-        count.value = (f"<b>{tokens:,} prompt tokens</b> ({'+' if delta >= 0 else ''}{delta} against the "
-                       f"original's {base_tokens:,})")
-        block.value = f'<pre style="white-space:pre-wrap">{html.escape(text)}</pre>'
+        count.value, block.value = _preview_html(model, state["schema"], messages, base_tokens)
         params.options = list(state["schema"]["function"]["parameters"]["properties"])
 
     def on_description(change) -> None:
@@ -290,6 +293,29 @@ def _messages_html(messages) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
+def _phase_html(event: Event, added: str) -> str:
+    """What the debugger shows for one phase of a harness run; `added` is the prompt's new part."""
+    if event.kind == "generated":
+        g = event.data["generation"]
+        return (f"<p>The new part of the prompt ({len(added)} characters):</p>"
+                f"<pre style='white-space:pre-wrap;background:#f4f4f4;color:#111'>{html.escape(added)}</pre>"
+                f"<p>The model wrote {g.new_tokens} tokens in {g.seconds:.1f} s "
+                f"(prompt {len(g.prompt_ids):,} tokens, {g.prefilled_tokens:,} pre-filled), "
+                f"stopped by {g.stop_reason}:</p><pre style='white-space:pre-wrap'>{html.escape(g.text)}</pre>")
+    if event.kind == "parsed":
+        p = event.data["parsed"]
+        lines = [f"call {c.name}({c.arguments}) · found as {c.format}" for c in p.calls]
+        lines += [f"error {e.kind}: {e.message}" for e in p.errors]
+        return "<pre>" + html.escape("\n".join(lines) or "no call: the text is the answer") + "</pre>"
+    if event.kind == "result":
+        r = event.data["result"]
+        return (f"<pre style='white-space:pre-wrap'>{html.escape(r.name)} → "
+                f"{'ok' if r.ok else r.error_kind}\n{html.escape(r.content)}</pre>")
+    if event.kind == "appended":
+        return "<p>Appended to the conversation:</p>" + _messages_html(event.data["messages"])
+    return f"<pre style='white-space:pre-wrap'>{html.escape(event.data['answer'])}</pre>"
+
+
 def harness_debugger(harness, messages) -> w.VBox:
     """Step through a harness run: each Next shows one phase (generate, parse, run, append)."""
     events = harness.events(messages)
@@ -322,28 +348,7 @@ def harness_debugger(harness, messages) -> w.VBox:
 
     def show(event) -> None:
         status.value = f"<b>Step {event.step} · {PHASES[event.kind]}</b>"
-        if event.kind == "generated":
-            g = event.data["generation"]
-            body = (f"<p>The new part of the prompt ({len(state.get('added', ''))} characters):</p>"
-                    f"<pre style='white-space:pre-wrap;background:#f4f4f4;color:#111'>"
-                    f"{html.escape(state.get('added', ''))}</pre>"
-                    f"<p>The model wrote {g.new_tokens} tokens in {g.seconds:.1f} s "
-                    f"(prompt {len(g.prompt_ids):,} tokens, {g.prefilled_tokens:,} pre-filled), "
-                    f"stopped by {g.stop_reason}:</p><pre style='white-space:pre-wrap'>{html.escape(g.text)}</pre>")
-        elif event.kind == "parsed":
-            p = event.data["parsed"]
-            lines = [f"call {c.name}({c.arguments}) · found as {c.format}" for c in p.calls]
-            lines += [f"error {e.kind}: {e.message}" for e in p.errors]
-            body = "<pre>" + html.escape("\n".join(lines) or "no call: the text is the answer") + "</pre>"
-        elif event.kind == "result":
-            r = event.data["result"]
-            body = (f"<pre style='white-space:pre-wrap'>{html.escape(r.name)} → "
-                    f"{'ok' if r.ok else r.error_kind}\n{html.escape(r.content)}</pre>")
-        elif event.kind == "appended":
-            body = "<p>Appended to the conversation:</p>" + _messages_html(event.data["messages"])
-        else:
-            body = f"<pre style='white-space:pre-wrap'>{html.escape(event.data['answer'])}</pre>"
-        detail.value = body
+        detail.value = _phase_html(event, state.get("added", ""))
         conversation.value = "<p><b>The conversation so far</b></p>" + _messages_html(event.trace.messages)
 
     next_button.on_click(advance)

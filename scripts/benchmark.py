@@ -129,7 +129,7 @@ def worker_llamacpp(tier: str, dtype: str) -> dict:
     from llama_cpp import Llama
 
     from kitchen import packs
-    from kitchen.models import TIERS
+    from kitchen.choice import TIERS
 
     gguf = packs.assemble(TIERS[tier].pack, progress=False)
     t0 = time.perf_counter()
@@ -233,11 +233,12 @@ def section_load(tier: str, dtype: str) -> None:
         [f"warm (from the cached folder), median of 3; target under {TARGET_WARM_LOAD_S:.0f} s", f"{warm_s:.2f}",
          f"{statistics.median(w['peak_mb'] for w in warm):,.0f} MB", "1x"],
     ]))
-    from kitchen.models import TIERS, hub_cache_dir, hub_is_cached
+    from kitchen.choice import TIERS, hub_is_cached
+    from kitchen.settings import current
 
     hub_id = TIERS[tier].hub_id
     if not hub_is_cached(tier):
-        print(f"\nNo hub model cached here ({hub_id} is not in {hub_cache_dir()}): no hub rows.")
+        print(f"\nNo hub model cached here ({hub_id} is not in {current().hub_cache}): no hub rows.")
         return
     first = run_worker("load", tier, dtype, source="hub")  # fills the int8 cache when it is empty
     hub = [run_worker("load", tier, dtype, source="hub") for _ in range(RUNS)]
@@ -327,7 +328,7 @@ def main() -> None:
         extra = {"source": args.source} if args.worker == "load" else {}
         print(json.dumps(WORKERS[args.worker](args.tier, args.dtype, **extra)))
         return
-    from kitchen.models import best_dtype
+    from kitchen.cpu import best_dtype
 
     dtype = args.dtype or best_dtype()
     print(f"# Benchmark · {args.tier} offline pack · {time.strftime('%Y-%m-%d %H:%M')} · "

@@ -23,7 +23,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
 from kitchen.descriptions import TASKS_FILE, RESULTS_FILE, load_tasks, variant_schemas  # noqa: E402
-from kitchen.models import installed_tiers, load_model  # noqa: E402
+from kitchen.choice import installed_tiers  # noqa: E402
+from kitchen.models import load_model  # noqa: E402
 from kitchen.parsing import NATIVE_FORMATS, parse_tool_calls  # noqa: E402
 
 

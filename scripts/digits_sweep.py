@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
-from kitchen.models import installed_tiers, load_model  # noqa: E402
+from kitchen.choice import installed_tiers  # noqa: E402
+from kitchen.models import load_model  # noqa: E402
 from kitchen.sweep import make_problems, regrade, run_off, run_on, summarize  # noqa: E402
 
 RESULTS_FILE = ROOT / "data" / "experiments" / "digits_sweep.json"

@@ -25,7 +25,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
 from kitchen.harness import run_harness  # noqa: E402
-from kitchen.models import installed_tiers, load_model  # noqa: E402
+from kitchen.choice import installed_tiers  # noqa: E402
+from kitchen.models import load_model  # noqa: E402
 from kitchen.parsing import parse_tool_calls  # noqa: E402
 from kitchen.protocols import PROTOCOLS  # noqa: E402
 from kitchen.schemas import tool_schema  # noqa: E402

@@ -7,7 +7,7 @@
 Each notebook is executed top to bottom (its outputs are not saved) with KITCHEN_RECORD set to
 its name. Every generate and log-probability call of a live model is then appended to
 data/recordings/<tier>/<name>.json, labelled with the exact model, source, dtype, versions and
-date (see kitchen/replay.py). Requests the notebook sends to the replay source are served by the
+date (see kitchen/recordings.py). Requests the notebook sends to the replay source are served by the
 live pack instead, when that pack is installed, so they are recorded too. A tier whose pack is
 not installed keeps its previous recordings.
 
@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kitchen import packs  # noqa: E402
-from kitchen.models import TIERS  # noqa: E402
-from kitchen.replay import RECORD_ENV, RECORDINGS  # noqa: E402
+from kitchen.choice import TIERS  # noqa: E402
+from kitchen.recordings import RECORDINGS  # noqa: E402
+from kitchen.settings import RECORD_VAR  # noqa: E402
 
 
 def record(name: str, outputs: Path | None = None) -> None:
@@ -38,7 +39,7 @@ def record(name: str, outputs: Path | None = None) -> None:
     for tier in TIERS.values():
         if packs.is_installed(tier.pack):
             (RECORDINGS / tier.name / f"{name}.json").unlink(missing_ok=True)
-    os.environ[RECORD_ENV] = name
+    os.environ[RECORD_VAR] = name
     os.environ.setdefault("KITCHEN_MODEL", "pack")  # the source; each chapter keeps its tier
     os.environ["HF_HUB_OFFLINE"] = "1"
     nb = nbformat.read(path, as_version=4)

@@ -86,7 +86,7 @@ def test_find_rows_needs_a_rule_and_a_total():
 
 
 def _generation(pieces, tops=None):
-    from kitchen.generation import Candidate, Generation, Token
+    from kitchen.replies import Candidate, Generation, Token
 
     tokens = [Token(0, p, 0.5, [Candidate(0, c, q) for c, q in (tops or {}).get(i, [])]) for i, p in enumerate(pieces)]
     return Generation("", [], [0] * len(pieces), "".join(pieces), tokens, "end_of_turn")

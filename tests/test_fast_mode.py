@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from kitchen.int8 import decode_step
-from kitchen.models import best_dtype, int8_kernels, load_model
+from kitchen.cpu import best_dtype, int8_kernels
+from kitchen.models import load_model
 
 pytestmark = pytest.mark.model
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]

@@ -10,11 +10,11 @@ import socket
 import pytest
 
 from hub_cache import FAKE_COMMIT, lay_out
-from kitchen import int8, models
-from kitchen.replay import load_replay_tokenizer
+from kitchen import choice, int8, loading, models, settings
+from kitchen.tokenizer import offline_tokenizer
 from tiny import tiny_hf_model
 
-HUB_ID = models.TIERS["0.5b"].hub_id
+HUB_ID = choice.TIERS["0.5b"].hub_id
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def hub_home(tmp_path, monkeypatch):
 
     def fill(folder):
         tiny_hf_model().save_pretrained(folder)
-        load_replay_tokenizer("0.5b").save_pretrained(folder)
+        offline_tokenizer("0.5b").save_pretrained(folder)
 
     return lay_out(home / "hub", HUB_ID, fill)
 
@@ -57,8 +57,8 @@ def test_a_cached_hub_model_is_chosen_and_loaded_without_a_request(hub_home, no_
     else:
         monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
         monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
-    assert models.hub_snapshot("0.5b") == hub_home
-    tier, source, why = models.choose()
+    assert choice.hub_snapshot("0.5b") == hub_home
+    tier, source, why = choice.choose()
     assert (tier, source) == ("0.5b", "hub") and "local cache" in why
     model = models.load_model(dtype="float32")
     line = capsys.readouterr().out
@@ -91,8 +91,8 @@ def test_a_hub_model_not_cached_is_not_chosen_offline_and_asking_for_it_says_wha
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("KITCHEN_MODEL", raising=False)
     monkeypatch.setattr(models, "_LOADED", {})
-    assert models.hub_snapshot("1.5b") is None
-    assert models.choose("1.5b")[1] != "hub"
+    assert choice.hub_snapshot("1.5b") is None
+    assert choice.choose("1.5b")[1] != "hub"
     with pytest.raises(RuntimeError, match=r"(?s)Qwen/Qwen2.5-1.5B-Instruct is not in the local .*HF_HUB_OFFLINE=1 allows no download.*KITCHEN_MODEL=pack"):
         models.load_model("1.5b", "hub", dtype="float32", announce=False)
     assert no_network == []
@@ -110,9 +110,9 @@ def test_a_download_that_fails_halfway_names_the_model_and_what_to_do(tmp_path, 
         raise ConnectionError("connection reset after 412 MB")
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", cut)
-    monkeypatch.setattr(models, "hub_is_reachable", lambda timeout=2.0: False)
+    monkeypatch.setattr(loading, "hub_is_reachable", lambda timeout=2.0: False)
     with pytest.raises(RuntimeError, match=r"(?s)not in the local .*did not answer.*KITCHEN_MODEL=pack"):
-        models._load_hub(models.TIERS["0.5b"], "float32")  # no answer: no download is tried
-    monkeypatch.setattr(models, "hub_is_reachable", lambda timeout=2.0: True)
+        loading.load_hub(choice.TIERS["0.5b"], "float32", settings.current())  # no answer: no download is tried
+    monkeypatch.setattr(loading, "hub_is_reachable", lambda timeout=2.0: True)
     with pytest.raises(RuntimeError, match=r"(?s)Could not download Qwen/Qwen2.5-0.5B-Instruct.*connection reset after 412 MB.*again.*KITCHEN_MODEL=pack"):
-        models._load_hub(models.TIERS["0.5b"], "float32")
+        loading.load_hub(choice.TIERS["0.5b"], "float32", settings.current())

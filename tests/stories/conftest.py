@@ -7,7 +7,8 @@ import os
 import pytest
 
 from kitchen import packs
-from kitchen.models import TIERS, choose, hub_cache_dir, hub_is_cached, hub_is_reachable
+from kitchen.choice import TIERS, choose, hub_is_cached, hub_is_reachable
+from kitchen.settings import current
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def require_tier():
                 pytest.fail(f"the {tier} pack is not installed (make venv installs it)")
             pytest.skip(f"the {tier} pack is not installed (make venv installs it)")
         if source == "hub" and not hub_is_cached(tier) and not hub_is_reachable():
-            pytest.skip(f"{TIERS[tier].hub_id} is not in {hub_cache_dir()} and the hub cannot be reached")
+            pytest.skip(f"{TIERS[tier].hub_id} is not in {current().hub_cache} and the hub cannot be reached")
     return check
 
 
