@@ -41,24 +41,29 @@ hallucination" of chapter 04 (``NativeProtocol(formats=("qwen",))`` is the nativ
 ...     '''
 >>> print(CallTagProtocol().write_call(tool_schema(shout), {"text": "hello"}))
 <call shout>hello</call>
->>> FencedJSONProtocol().prepare([{"role": "user", "content": "Hi"}], [tool_schema(shout)])[1] is None
+>>> hi = [{"role": "user", "content": "Hi"}]
+>>> FencedJSONProtocol().prepare(hi, [tool_schema(shout)])[1] is None
 True
 
-What this module does not do: parse text itself (`kitchen.parsing`), run tools or validate their
-arguments (`kitchen.toolbox`), or loop (`kitchen.harness`). The prompt-based protocols do not
-escape a result that itself contains their closing marker (a ``` or ``</result>``): the toy tools
-never return one, and the model reads the message as text anyway.
+What this module does not do: parse text itself (`kitchen.parsing`), turn a schema into prompt
+text (`kitchen.schema_text`), run tools or validate their arguments (`kitchen.toolbox`), or loop
+(`kitchen.harness`). The prompt-based protocols do not escape a result that itself contains their
+closing marker (a ``` or ``</result>``): the toy tools never return one, and the model reads the
+message as text anyway.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from typing import Any, Sequence
+from typing import Sequence
 
 from .parsing import FORMATS, NATIVE_FORMATS, ParseResult, parse_tool_calls
-from .schemas import as_schema
+from .schema_text import (example_arguments, plain_parameter, python_docstring, python_literal,
+                          python_signature, tool_entry, tool_function, tool_parameters)
+from .schema_text import example_value, type_words  # noqa: F401  (re-exported, were defined here)
 from .toolbox import ToolResult
+
+Prepared = tuple[list[dict], list[dict] | None]
 
 
 class Protocol:
@@ -67,14 +72,15 @@ class Protocol:
     name = "protocol"
     stop: tuple[str, ...] = ()
 
-    def prepare(self, messages: Sequence[dict], schemas: list[dict]) -> tuple[list[dict], list[dict] | None]:
+    def prepare(self, messages: Sequence[dict], schemas: list[dict]) -> Prepared:
         """The messages the model reads, and the tools to hand to the chat template (or None)."""
         raise NotImplementedError
 
     def detect(self, text: str, schemas: list[dict]) -> ParseResult:
         raise NotImplementedError
 
-    def turn_messages(self, text: str, parsed: ParseResult, results: list[ToolResult]) -> list[dict]:
+    def turn_messages(self, text: str, parsed: ParseResult, results: list[ToolResult]
+                      ) -> list[dict]:
         """What is appended after a step: the model's own turn, then the results."""
         raise NotImplementedError
 
@@ -104,18 +110,19 @@ class NativeProtocol(Protocol):
     stop = ("</tool_call>",)
 
     def __init__(self, formats: Sequence[str] = NATIVE_FORMATS, keep_raw_text: bool = False,
-                 result_note: str = ANSWER_NOTE, error_note: str = ERROR_NOTE):
+                 result_note: str = ANSWER_NOTE, error_note: str = ERROR_NOTE) -> None:
         self.formats = tuple(formats)
         self.keep_raw_text = keep_raw_text
         self.result_note, self.error_note = result_note, error_note
 
-    def prepare(self, messages, schemas):
+    def prepare(self, messages: Sequence[dict], schemas: list[dict]) -> Prepared:
         return list(messages), (schemas or None)
 
-    def detect(self, text, schemas):
+    def detect(self, text: str, schemas: list[dict]) -> ParseResult:
         return parse_tool_calls(text, self.formats, tools=schemas)
 
-    def turn_messages(self, text, parsed, results):
+    def turn_messages(self, text: str, parsed: ParseResult, results: list[ToolResult]
+                      ) -> list[dict]:
         if self.keep_raw_text:
             # The model's own text as its turn: the longest prefix for KV-cache reuse.
             out = [{"role": "assistant", "content": text}]
@@ -124,13 +131,13 @@ class NativeProtocol(Protocol):
             # conversation then looks like the ones the model was trained on.
             out = [{"role": "assistant", "content": parsed.prose,
                     "tool_calls": [c.to_message_call() for c in parsed.calls]}]
-        out += [{"role": "tool", "name": r.name, "content": _with_note(r.content, note_for(self, [r]))}
-                for r in results]
+        out += [{"role": "tool", "name": r.name,
+                 "content": _with_note(r.content, note_for(self, [r]))} for r in results]
         return out
 
 
-def note_for(protocol, results) -> str:
-    """The sentence after a step's results: the result note if every call worked, else the error note."""
+def note_for(protocol: NativeProtocol | PromptProtocol, results: Sequence[ToolResult]) -> str:
+    """The result note if every call of a step worked, else the error note."""
     return protocol.result_note if all(r.ok for r in results) else protocol.error_note
 
 
@@ -141,87 +148,10 @@ def _with_note(text: str, note: str) -> str:
 NATIVE = NativeProtocol()
 
 
-# --------------------------------------------------------------------------- reading a schema
+# --------------------------------------------------------------------------- prompt-based protocols
 
 DEFAULT_SYSTEM = "You are a helpful assistant."
 
-_PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
-                 "array": "list", "object": "dict", "null": "None"}
-_EXAMPLE_IN_TEXT = re.compile(r'e\.g\.,?\s*"([^"\n]+)"')  # the toy tools' descriptions say e.g. "..."
-
-
-def _function(schema: dict) -> dict:
-    """The inner ``function`` part of a tool in any form `as_schema` accepts (a function, the
-    chat-template view, the MCP view)."""
-    return as_schema(schema)["function"]
-
-
-def _parameters(schema: dict) -> tuple[dict[str, dict], list[str]]:
-    """(properties, required) of a tool's schema, tolerant of missing pieces."""
-    params = _function(schema).get("parameters") or {}
-    properties = params.get("properties") or {}
-    required = [r for r in params.get("required") or [] if r in properties]
-    return properties, required
-
-
-def type_words(prop: dict) -> str:
-    """A parameter's JSON schema type in words.
-
-    >>> type_words({"type": "array", "items": {"type": "string"}})
-    'array of string'
-    >>> type_words({"type": "string", "enum": ["a", "b"]})
-    'string, one of "a", "b"'
-    """
-    kind = prop.get("type", "any")
-    words = " or ".join(kind) if isinstance(kind, list) else str(kind)
-    items = prop.get("items")
-    if words == "array" and isinstance(items, dict) and "type" in items:
-        words += f" of {type_words(items)}"
-    if isinstance(prop.get("enum"), list):
-        words += ", one of " + ", ".join(json.dumps(v) for v in prop["enum"])
-    return words
-
-
-def example_value(prop: dict) -> Any:
-    """A plausible value for a parameter, taken from its schema: an example, a default, the first
-    choice of an enum, a quoted value after "e.g." in a string's description, else a placeholder
-    of the right type.
-
-    >>> example_value({"type": "string", "description": 'A word, e.g. "sheep".'})
-    'sheep'
-    >>> example_value({"type": "integer"})
-    1
-    """
-    for key in ("examples", "enum"):
-        if isinstance(prop.get(key), list) and prop[key]:
-            return prop[key][0]
-    if "default" in prop:
-        return prop["default"]
-    kind = prop.get("type")
-    kind = kind[0] if isinstance(kind, list) and kind else kind
-    found = _EXAMPLE_IN_TEXT.search(str(prop.get("description", "")))
-    if kind in ("string", None) and found:
-        return found.group(1)
-    return {"integer": 1, "number": 1.5, "boolean": True, "array": [], "object": {}}.get(kind, "...")
-
-
-def example_arguments(schema: dict) -> dict[str, Any]:
-    """Arguments for an example call: the required parameters (or the first one, if none is)."""
-    properties, required = _parameters(schema)
-    names = required or list(properties)[:1]
-    return {name: example_value(properties[name]) for name in names}
-
-
-def plain_parameter(schema: dict) -> str | None:
-    """The parameter that a bare value fills in, the way `kitchen.parsing` reads a ``<call>`` body:
-    the one required parameter, or else the first parameter."""
-    properties, required = _parameters(schema)
-    if len(required) == 1:
-        return required[0]
-    return next(iter(properties), None)
-
-
-# --------------------------------------------------------------------------- prompt-based protocols
 
 class PromptProtocol(Protocol):
     """A tool-calling protocol done entirely in text, for a model with no native tool calling.
@@ -242,8 +172,8 @@ class PromptProtocol(Protocol):
     own_formats: tuple[str, ...] = ()
     instructions = ""
 
-    def __init__(self, robust: bool = True, result_note: str = ANSWER_NOTE, system: str = DEFAULT_SYSTEM,
-                 error_note: str = ERROR_NOTE):
+    def __init__(self, robust: bool = True, result_note: str = ANSWER_NOTE,
+                 system: str = DEFAULT_SYSTEM, error_note: str = ERROR_NOTE) -> None:
         self.robust = robust
         self.formats = tuple(FORMATS) if robust else tuple(self.own_formats)
         self.result_note, self.error_note = result_note, error_note
@@ -264,25 +194,14 @@ class PromptProtocol(Protocol):
 
     def describe_tool(self, schema: dict) -> str:
         """One tool's entry in the list of tools: its name, description and parameters."""
-        f = _function(schema)
-        properties, required = _parameters(schema)
-        lines = [f"### {f.get('name', '?')}", str(f.get("description", "")).strip() or "(no description)"]
-        if properties:
-            lines.append("Arguments:")
-            for pname, prop in properties.items():
-                need = "required" if pname in required else "optional"
-                about = str(prop.get("description", "")).strip()
-                lines.append(f'- "{pname}" ({type_words(prop)}, {need})' + (f": {about}" if about else ""))
-        else:
-            lines.append("Arguments: none.")
-        return "\n".join(lines)
+        return tool_entry(schema)
 
     def catalogue(self, schemas: Sequence[dict]) -> str:
         """Every tool's entry, one after the other."""
         return "\n\n".join(self.describe_tool(s) for s in schemas)
 
     def tools_prompt(self, schemas: Sequence[dict]) -> str:
-        """The section this protocol adds to the system prompt: how to call, an example, the tools."""
+        """The system prompt's tools section: how to call, an example, the tools."""
         first = schemas[0]
         example = self.write_call(first, example_arguments(first))
         return (f"# Tools\n\n{self.instructions}\n\nFor example:\n{example}\n\n"
@@ -298,22 +217,25 @@ class PromptProtocol(Protocol):
 
     # -- the Protocol interface
 
-    def prepare(self, messages, schemas):
-        """The conversation with the tools described in its system message; no tools for the template."""
+    def prepare(self, messages: Sequence[dict], schemas: list[dict]) -> Prepared:
+        """The conversation with the tools in its system message; no tools for the template."""
         messages = list(messages)
         if not schemas:
             return messages, None
-        if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
+        if (messages and messages[0].get("role") == "system"
+                and isinstance(messages[0].get("content"), str)):
             first = {**messages[0], "content": self.system_prompt(schemas, messages[0]["content"])}
             return [first] + messages[1:], None
         return [{"role": "system", "content": self.system_prompt(schemas)}] + messages, None
 
-    def detect(self, text, schemas):
+    def detect(self, text: str, schemas: list[dict]) -> ParseResult:
         return parse_tool_calls(text, self.formats, tools=schemas)
 
-    def turn_messages(self, text, parsed, results):
-        """The model's text up to the end of its last call, then one user message with the results."""
-        body = _with_note("\n\n".join(self.result_text(r) for r in results), note_for(self, results))
+    def turn_messages(self, text: str, parsed: ParseResult, results: list[ToolResult]
+                      ) -> list[dict]:
+        """The model's text up to its last call, then one user message with the results."""
+        results_text = "\n\n".join(self.result_text(r) for r in results)
+        body = _with_note(results_text, note_for(self, results))
         return [{"role": "assistant", "content": self.turn_text(text, parsed)},
                 {"role": "user", "content": body}]
 
@@ -355,11 +277,12 @@ class FencedJSONProtocol(PromptProtocol):
         "message, inside a ```tool_result block. If you need no tool, or once you have what you "
         "need, answer the user in plain words, without a block.")
 
-    def write_call(self, schema, arguments):
-        call = json.dumps({"name": _function(schema)["name"], "arguments": arguments}, ensure_ascii=False)
+    def write_call(self, schema: dict, arguments: dict) -> str:
+        name = tool_function(schema)["name"]
+        call = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
         return f"```tool_call\n{call}\n```"
 
-    def result_text(self, result):
+    def result_text(self, result: ToolResult) -> str:
         return f"```tool_result\n{result.content}\n```"
 
 
@@ -387,80 +310,35 @@ class PythonCallProtocol(PromptProtocol):
         "returned in the next message, inside an ```output block. If you need no tool, or once you "
         "have what you need, answer the user in plain words, without a block.")
 
-    def write_call(self, schema, arguments):
-        args = ", ".join(f"{k}={_python_literal(v)}" for k, v in arguments.items())
-        return f"```python\n{_function(schema)['name']}({args})\n```"
+    def write_call(self, schema: dict, arguments: dict) -> str:
+        args = ", ".join(f"{k}={python_literal(v)}" for k, v in arguments.items())
+        return f"```python\n{tool_function(schema)['name']}({args})\n```"
 
-    def result_text(self, result):
+    def result_text(self, result: ToolResult) -> str:
         return f"```output\n{result.content}\n```"
 
     def signature(self, schema: dict) -> str:
         """The ``def`` line of a tool: its parameters with Python types, optional ones `= None`."""
-        properties, required = _parameters(schema)
-        parts = []
-        for pname, prop in properties.items():
-            kind = _python_type(prop)
-            if pname in required:
-                parts.append(f"{pname}: {kind}")
-            elif "default" in prop:
-                parts.append(f"{pname}: {kind} = {_python_literal(prop['default'])}")
-            else:
-                optional = kind if "None" in kind.split(" | ") else f"{kind} | None"
-                parts.append(f"{pname}: {optional} = None")
-        names = list(properties)
-        first_optional = next((i for i, n in enumerate(names) if n not in required), len(names))
-        if any(names.index(r) > first_optional for r in required):
-            parts.insert(0, "*")  # a required parameter after an optional one is legal only keyword-only
-        return f"def {_function(schema)['name']}({', '.join(parts)}):"
+        return python_signature(schema)
 
-    def describe_tool(self, schema):
-        f = _function(schema)
-        properties, required = _parameters(schema)
-        doc = [str(f.get("description", "")).strip() or "(no description)"]
-        if properties:
-            doc += ["", "Args:"]
-            for pname, prop in properties.items():
-                about = str(prop.get("description", "")).strip()
-                flag = "" if pname in required else "(optional) "
-                doc.append(f"    {pname}: {flag}{about}".rstrip())
-        text = "\n".join(f"    {line}" if line else "" for line in doc).replace('"""', '\\"\\"\\"')
-        return f'{self.signature(schema)}\n    """{text.lstrip()}\n    """'
+    def describe_tool(self, schema: dict) -> str:
+        return f"{self.signature(schema)}\n{python_docstring(schema)}"
 
-    def catalogue(self, schemas):
+    def catalogue(self, schemas: Sequence[dict]) -> str:
         return "```python\n" + "\n\n\n".join(self.describe_tool(s) for s in schemas) + "\n```"
 
 
-def _python_type(prop: dict) -> str:
-    kind = prop.get("type")
-    if isinstance(kind, list):
-        return " | ".join(_PYTHON_TYPES.get(k, "object") for k in kind) or "object"
-    if kind == "array" and isinstance(prop.get("items"), dict) and "type" in prop["items"]:
-        return f"list[{_python_type(prop['items'])}]"
-    return _PYTHON_TYPES.get(kind, "object")
-
-
-def _python_literal(value: Any) -> str:
-    """A JSON value as Python source: strings in double quotes, True/False/None."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid Python string literal
-    if value is None or isinstance(value, (bool, int, float)):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_python_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_python_literal(str(k))}: {_python_literal(v)}" for k, v in value.items()) + "}"
-    return repr(value)
-
-
 class CallTagProtocol(PromptProtocol):
-    """The simplified form ``<call calculator>1234 * 5678</call>``; results as ``<result name>...</result>``.
+    """The simplified form ``<call calculator>1234 * 5678</call>``; results as
+    ``<result name>...</result>``.
 
     The body is the value of the tool's one plain parameter (see `plain_parameter`), or a JSON
     object of arguments when there are several.
 
     >>> from kitchen.tools import search_rhymes
     >>> from kitchen.schemas import tool_schema
-    >>> print(CallTagProtocol().write_call(tool_schema(search_rhymes), {"query": "star", "limit": 1}))
+    >>> arguments = {"query": "star", "limit": 1}
+    >>> print(CallTagProtocol().write_call(tool_schema(search_rhymes), arguments))
     <call search_rhymes>{"query": "star", "limit": 1}</call>
     """
 
@@ -476,13 +354,14 @@ class CallTagProtocol(PromptProtocol):
         "<result NAME>...</result>. If you need no tool, or once you have what you need, answer "
         "the user in plain words, without tags.")
 
-    def write_call(self, schema, arguments):
-        name = _function(schema)["name"]
+    def write_call(self, schema: dict, arguments: dict) -> str:
+        name = tool_function(schema)["name"]
         plain = plain_parameter(schema)
+        value = arguments.get(plain) if list(arguments) == [plain] else None
         if not arguments:
             body = ""
-        elif list(arguments) == [plain] and isinstance(arguments[plain], str) and not arguments[plain].lstrip().startswith("{"):
-            body = arguments[plain]
+        elif isinstance(value, str) and not value.lstrip().startswith("{"):
+            body = value
         else:
             body = json.dumps(arguments, ensure_ascii=False)
         return f"<call {name}>{body}</call>"
@@ -491,8 +370,8 @@ class CallTagProtocol(PromptProtocol):
         opener = "<result>" if result.name == "?" else f"<result {result.name}>"  # "?": a call that failed to parse
         return f"{opener}{result.content}</result>"
 
-    def describe_tool(self, schema):
-        properties, _ = _parameters(schema)
+    def describe_tool(self, schema: dict) -> str:
+        properties, _ = tool_parameters(schema)
         plain = plain_parameter(schema)
         if not properties:
             usage = "INPUT: nothing, <call NAME></call>."
@@ -500,7 +379,8 @@ class CallTagProtocol(PromptProtocol):
             usage = f'INPUT: the value of "{plain}".'
         else:
             usage = f'INPUT: the value of "{plain}", or a JSON object of arguments.'
-        return f"{super().describe_tool(schema)}\n{usage.replace('NAME', _function(schema).get('name', '?'))}"
+        usage = usage.replace("NAME", tool_function(schema).get("name", "?"))
+        return f"{super().describe_tool(schema)}\n{usage}"
 
 
 PROTOCOLS: dict[str, Protocol] = {
