@@ -21,18 +21,40 @@ from __future__ import annotations
 
 import json
 import time
+import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Literal, Sequence
 
-from .generation import Generation
+from . import refusals
+from .replies import Generation
 from .parsing import ParseResult, ToolCall
 from .protocols import NATIVE, Protocol
-from .toolbox import LocalToolbox, Toolbox, ToolResult, error_result
+from .toolbox import LocalToolbox, Toolbox, ToolResult, error_result, parse_failure
 
 # An empty reply is no answer to show anyone: the harness asks once for one.
 EMPTY_NUDGE = "Your reply was empty. Answer my question in a sentence, using the tool results above."
 CAP_MESSAGE = ("I stopped after {n} model calls without reaching an answer (the harness caps the loop). "
                "Here is what I found so far; try a simpler question or raise the cap.")
+
+EventKind = Literal["prompt", "token", "generated", "parsed", "result", "appended", "answer", "cap"]
+RunState = Literal["running", "answer", "cap"]  # a `Trace`'s stop_reason
+
+
+class ReplyStream(typing.Protocol):
+    """A reply as it is generated: iterate for its tokens; `result` is the whole reply after."""
+
+    result: Generation | None
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class LoopModel(typing.Protocol):
+    """What the loop needs of a model (a live, replayed or scripted chat model has it all)."""
+
+    def render(self, messages: Sequence[dict], tools: Sequence[dict] | None = None) -> str: ...
+
+    def stream(self, messages: Sequence[dict], tools: Sequence[dict] | None = None, *, stop: Sequence[str] = (),
+               max_new_tokens: int = 256, reuse_cache: bool = False) -> ReplyStream: ...
 
 
 @dataclass
@@ -64,7 +86,7 @@ class Trace:
     messages: list[dict]
     steps: list[Step] = field(default_factory=list)
     answer: str | None = None
-    stop_reason: str = "running"  # "answer" or "cap"
+    stop_reason: RunState = "running"  # then "answer" or "cap"
 
     @property
     def results(self) -> list[ToolResult]:
@@ -84,7 +106,7 @@ class Event:
     Every event carries the trace so far.
     """
 
-    kind: str
+    kind: EventKind
     step: int
     trace: Trace
     data: dict[str, Any] = field(default_factory=dict)
@@ -93,7 +115,7 @@ class Event:
 class Harness:
     """A model, a toolbox and a protocol, looped with a cap."""
 
-    def __init__(self, model, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
+    def __init__(self, model: LoopModel, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
                  max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True,
                  refuse_repeats: bool = True, nudge_empty: bool = True):
         self.model = model
@@ -107,9 +129,7 @@ class Harness:
         key = json.dumps([call.name, call.arguments], sort_keys=True, default=str)
         if self.refuse_repeats and key in done:
             return error_result(call.name, call.arguments, "repeated_call",
-                                f"you already called {call.name} with these arguments and got: "
-                                f"{done[key].content} Do not repeat the call: use that result to answer "
-                                f"the user, or call a different tool.")
+                                refusals.repeated_call(call.name, done[key].content))
         result = self.toolbox.call(call.name, call.arguments)
         done[key] = result
         return result
@@ -166,7 +186,7 @@ class Harness:
                 step.results.append(result)
                 yield Event("result", index, trace, {"call": call, "result": result})
             for error in parsed.errors:
-                result = error_result("?", {}, error.kind, error.message)
+                result = parse_failure(error.kind, error.message)
                 step.results.append(result)
                 yield Event("result", index, trace, {"call": None, "result": result})
             step.tool_seconds = time.perf_counter() - t0
@@ -190,7 +210,7 @@ class Harness:
         return True
 
 
-def run_harness(model, messages: Sequence[dict] | str, tools: Toolbox | Sequence[Callable], *,
+def run_harness(model: LoopModel, messages: Sequence[dict] | str, tools: Toolbox | Sequence[Callable], *,
                 on_event: Callable[[Event], None] | None = None, **options) -> Trace:
     """Run the loop to its end and return the `Trace`. A str is taken as one user message.
 

@@ -367,7 +367,7 @@ class CallTagProtocol(PromptProtocol):
         return f"<call {name}>{body}</call>"
 
     def result_text(self, result):
-        opener = "<result>" if result.name == "?" else f"<result {result.name}>"  # "?": a call that failed to parse
+        opener = "<result>" if result.kind == "parse_error" else f"<result {result.name}>"  # no call: no name
         return f"{opener}{result.content}</result>"
 
     def describe_tool(self, schema: dict) -> str:

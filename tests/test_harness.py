@@ -95,7 +95,7 @@ def test_generation_stops_at_the_end_of_a_call():
     assert first.stop_reason == "stop_string" and first.text.endswith("</tool_call>")
 
 
-def test_several_calls_in_one_reply_each_get_a_result():
+def test_with_native_stops_only_the_first_of_several_calls_runs():
     two = tagged("calculator", expression="2+2") + "\n" + tagged("search_rhymes", query="sheep")
     model, trace = run([two, "done"], [calculator, search_rhymes],
                        protocol=NativeProtocol())

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from kitchen.mcp.client import result_text
-from kitchen.mcp.wire import Frame, WireLog
+from kitchen.mcp import Frame, WireLog, result_text
 
 
 def conversation() -> WireLog:

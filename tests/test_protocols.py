@@ -15,7 +15,7 @@ from kitchen.protocols import (ANSWER_NOTE, DEFAULT_SYSTEM, PROTOCOLS, CallTagPr
                                NativeProtocol, PromptProtocol, PythonCallProtocol, example_arguments)
 from kitchen.schemas import tool_schema
 from kitchen.scripted import ScriptedModel
-from kitchen.toolbox import ToolResult, error_result
+from kitchen.toolbox import ToolResult, parse_failure
 from kitchen.tools import TOY_TOOLS, calculator, search_rhymes
 
 SCHEMAS = [tool_schema(fn) for fn in TOY_TOOLS]
@@ -293,7 +293,7 @@ def test_result_messages(cls, block):
 
 
 def test_a_result_for_a_call_that_did_not_parse():
-    failed = error_result("?", {}, "truncated", "The call is not closed.")
+    failed = parse_failure("truncated", "The call is not closed.")
     assert CallTagProtocol().result_text(failed) == "<result>Error (truncated): The call is not closed.</result>"
 
 

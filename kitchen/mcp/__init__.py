@@ -2,19 +2,24 @@
 
 - `kitchen.mcp.server`: the server (official `mcp` SDK, low-level `Server`), run with
   `python -m kitchen.mcp` (stdio) or `python -m kitchen.mcp --http --port N`.
-- `kitchen.mcp.client.MCPToolbox`: the `Toolbox` the harness uses to reach it; hides agent-only
-  tools, injects the user id from the application's session, turns every failure into a result.
-- `kitchen.mcp.wire`: `WireLog` (every JSON-RPC frame, both ways, shown as a conversation) and
-  `RawSession` (frames written by hand).
+- `kitchen.mcp.client.MCPToolbox`: the `Toolbox` the harness uses to reach it (its connection);
+  `kitchen.mcp.failures` says what went wrong when a call fails.
+- `kitchen.mcp.frames`: `WireLog` (every JSON-RPC frame, both ways) and `Frame`;
+  `kitchen.mcp.views` draws them as a conversation.
+- `kitchen.mcp.raw_session`: `RawSession` (frames written by hand).
+- `kitchen.mcp.transports` and `kitchen.mcp.processes`: the pipes, and stopping the server process.
 - `kitchen.mcp.conventions`: `PROTOCOL_VERSION` ("2025-11-25", the revision the chapter teaches)
   and the other names client and server share.
+
+This package only gathers the names notebooks use; importing it starts nothing.
 
 >>> from kitchen.mcp import MCPToolbox, PROTOCOL_VERSION      # doctest: +SKIP
 """
 
-from .client import MCPConnectionError, MCPToolbox, result_text
+from .client import LIST_CHANGED, MCPConnectionError, MCPToolbox, result_text
 from .conventions import AGENT_ONLY_TOOLS, FAULT_TOOLS, PROTOCOL_VERSION, context_key, server_command
-from .wire import Frame, RawSession, WireLog
+from .frames import Frame, WireLog
+from .raw_session import RawSession
 
-__all__ = ["AGENT_ONLY_TOOLS", "FAULT_TOOLS", "Frame", "MCPConnectionError", "MCPToolbox", "PROTOCOL_VERSION",
-           "RawSession", "WireLog", "context_key", "result_text", "server_command"]
+__all__ = ["AGENT_ONLY_TOOLS", "FAULT_TOOLS", "Frame", "LIST_CHANGED", "MCPConnectionError", "MCPToolbox",
+           "PROTOCOL_VERSION", "RawSession", "WireLog", "context_key", "result_text", "server_command"]

@@ -11,7 +11,8 @@ with `kitchen.toolbox.LocalToolbox`; this adapter translates both ways:
 - `call(name, arguments)` sends `tools/call` and turns the result's content list into a
   `ToolResult` (text parts joined by newlines; `isError: true` gives `ok=False`).
 
-What the model may and may not do is decided here, before anything goes on the wire:
+What the model may and may not do is decided before anything goes on the wire, by the policy all
+toolboxes share (`kitchen.toolbox.Toolbox.call`); this class supplies the tool list and the running:
 
 - a hidden tool (by default `save_memory` and `enable_weather`) is refused without contacting the
   server ("hidden_tool"); the application reaches it with `call_as_application`;
@@ -30,10 +31,12 @@ again. The argument errors that the server finds come back with the same kinds a
 
 The SDK is asynchronous and notebooks are not: each toolbox runs its own event loop in a
 background thread (an anyio blocking portal) and offers plain methods. `close()`, or a `with`
-block, ends the session, stops the server process and the thread.
+block, ends the session, stops the server process and the thread. When the server sends
+`notifications/tools/list_changed`, the toolbox marks its list stale as the frame arrives, and the
+next `schemas()` (or call) runs `tools/list` again.
 
-When the server sends `notifications/tools/list_changed`, the toolbox marks its list stale as the
-frame arrives, and the next `schemas()` (or call) runs `tools/list` again.
+What this module does not do: the checks before a call (`kitchen.toolbox`), reading the pipes
+(`kitchen.mcp.transports`), explaining failures (`kitchen.mcp.failures`), drawing (`kitchen.mcp.views`).
 
 >>> with MCPToolbox(context={"user_id": "ada"}) as box:          # doctest: +SKIP
 ...     box.call("calculator", {"expression": "1234 * 5678"}).content
@@ -54,15 +57,16 @@ from anyio.from_thread import start_blocking_portal
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from kitchen.display import HTML, table
+from kitchen import refusals
+from kitchen.display import HTML
 from kitchen.schemas import from_mcp
-from kitchen.toolbox import (Toolbox, ToolResult, check_policy, drop_injected, error_result, hidden_tool,
-                             unknown_tool)
+from kitchen.toolbox import InjectedPolicy, Toolbox, ToolResult, check_policy, error_result, unknown_tool
 
+from . import failures, views
 from .conventions import (AGENT_ONLY_TOOLS, CLIENT_NAME, ERROR_KIND_KEY, PROTOCOL_VERSION, SERVER_NAME,
-                          context_key, server_command)
+                          check_sdk, context_key, server_command)
+from .frames import TO_CLIENT, Frame, WireLog
 from .transports import Link, open_http, open_stdio
-from .wire import TO_CLIENT, Frame, WireLog
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +94,16 @@ def result_text(content: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(parts)
 
 
+def to_tool_result(name: str, arguments: dict, result: types.CallToolResult, seconds: float) -> ToolResult:
+    """A `tools/call` result as the model reads it; an error's kind comes from the result's `_meta`."""
+    content = [part.model_dump(by_alias=True, mode="json", exclude_none=True) for part in result.content]
+    text = result_text(content)
+    if result.is_error:
+        kind = (result.meta or {}).get(ERROR_KIND_KEY) or "tool_error"
+        return error_result(name, arguments, kind, text, seconds)
+    return ToolResult(name, arguments, True, text, None, seconds)
+
+
 class MCPToolbox(Toolbox):
     """Tools served by chapter 05's MCP server (or any MCP server), for the harness.
 
@@ -108,17 +122,17 @@ class MCPToolbox(Toolbox):
 
     def __init__(self, command: Sequence[str] | None = None, *, url: str | None = None,
                  faults: bool = False, hidden: Sequence[str] = AGENT_ONLY_TOOLS,
-                 context: Mapping[str, Any] | None = None, injected_policy: str = "reject",
+                 context: Mapping[str, Any] | None = None, injected_policy: InjectedPolicy = "reject",
                  timeout: float = 10.0, connect_timeout: float = 30.0, wire: WireLog | None = None,
                  env: Mapping[str, str] | None = None):
-        check_policy(injected_policy)
+        check_sdk()
+        self.injected_policy = check_policy(injected_policy)
         if command is not None and url is not None:
             raise ValueError("give a command (stdio) or a url (HTTP), not both")
         self.url = url
         self.command = None if url else list(command or server_command(faults=faults))
         self.hidden = tuple(hidden)
         self.context = dict(context or {})
-        self.injected_policy = injected_policy
         self.timeout, self.connect_timeout = timeout, connect_timeout
         self.wire = wire if wire is not None else WireLog()
         self.env = dict(env or {})
@@ -130,14 +144,19 @@ class MCPToolbox(Toolbox):
         self._closed = False
         self._link: Link | None = None
         self.wire.subscribe(self._on_frame)
+        self._session = self._connect()
 
+    # -- connecting -----------------------------------------------------------------------------
+
+    def _connect(self) -> ClientSession:
+        """Start the event-loop thread and open the session in it; MCPConnectionError on failure."""
         portal_cm = start_blocking_portal(name="MCPToolbox event loop")
         self._portal = portal_cm.__enter__()
         session_cm = self._portal.wrap_async_context_manager(self._open())
         # Runs at close(), or when the interpreter exits if close() was never called.
         self._finalizer = weakref.finalize(self, _shut_down, portal_cm, session_cm)
         try:
-            self._session: ClientSession = session_cm.__enter__()
+            return session_cm.__enter__()
         except BaseException as err:
             self._closed = True
             self._finalizer.detach()
@@ -145,11 +164,7 @@ class MCPToolbox(Toolbox):
             if not isinstance(err, Exception):
                 raise  # KeyboardInterrupt and friends pass through as they are
             where = self.url or " ".join(self.command or [])
-            stderr = "; ".join(self._link.stderr) if self._link and self._link.stderr else ""
-            raise MCPConnectionError(f"could not connect to the MCP server ({where}): "
-                                     f"{_describe(err)}{'; server stderr: ' + stderr[-500:] if stderr else ''}") from err
-
-    # -- connecting -----------------------------------------------------------------------------
+            raise MCPConnectionError(failures.connect_error(where, err, self._link)) from err
 
     @asynccontextmanager
     async def _open(self) -> AsyncIterator[ClientSession]:
@@ -222,16 +237,11 @@ class MCPToolbox(Toolbox):
         return self._link.pid if self._link else None
 
     @property
-    def server_stderr(self) -> list[str]:
-        """The last lines the server wrote to stderr (stdio only)."""
-        return list(self._link.stderr) if self._link else []
-
-    @property
     def alive(self) -> bool:
         """True while the connection can carry calls."""
         return not (self._closed or self._failure or (self._link and self._link.closed.is_set()))
 
-    # -- the Toolbox interface ------------------------------------------------------------------
+    # -- the tools ------------------------------------------------------------------------------
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -247,14 +257,18 @@ class MCPToolbox(Toolbox):
     def visible_names(self) -> list[str]:
         return [name for name in self._tools if name not in self.hidden]
 
+    def _declared(self, name: str) -> list[str]:
+        """The parameter names a tool's `inputSchema` declares."""
+        return list((self._tools[name].get("inputSchema") or {}).get("properties", {}))
+
     def refresh(self) -> list[dict[str, Any]]:
         """Run `tools/list` now and return every tool (MCP view)."""
         self._stale = False
         if self.alive:
             try:
-                self._tools = self._run(self._list_tools, self._session, timeout=self.timeout)
+                self._tools = self._await(self._list_tools, self._session, timeout=self.timeout)
             except Exception as err:  # noqa: BLE001 - keep the old list; the next call reports the failure
-                logger.warning("tools/list failed: %s", _describe(err))
+                logger.warning("tools/list failed: %s", failures.describe(err))
                 self._note_failure(err)
         return self.tools
 
@@ -262,101 +276,70 @@ class MCPToolbox(Toolbox):
         if self._stale:
             self.refresh()
 
-    def call(self, name: str, arguments: dict) -> ToolResult:
-        """A call written by the model: hidden tools and injected arguments are refused."""
-        arguments = arguments if isinstance(arguments, dict) else {}
-        if name in self.hidden:
-            return hidden_tool(name, arguments, self.visible_names())
-        return self._call(name, arguments, from_model=True)
+    # -- calls: the hooks of `Toolbox.call` -----------------------------------------------------
 
     def call_as_application(self, name: str, arguments: dict | None = None) -> ToolResult:
         """A call made by the application itself: hidden tools allowed (e.g. `enable_weather`)."""
-        return self._call(name, dict(arguments or {}), from_model=False)
+        return self._checked_call(name, dict(arguments or {}), from_model=False)
 
-    def _call(self, name: str, arguments: dict, *, from_model: bool) -> ToolResult:
-        if not self.alive:
-            return error_result(name, arguments, "server_error", self._failure_message(name))
+    def _listed(self, *, include_hidden: bool) -> list[str]:
+        return list(self._tools) if include_hidden else self.visible_names()
+
+    def _out_of_service(self, name: str, arguments: dict) -> ToolResult | None:
+        return None if self.alive else error_result(name, arguments, "server_error", self._failure_message(name))
+
+    def _has(self, name: str) -> bool:
         self._refresh_if_stale()
-        tool = self._tools.get(name)
-        if tool is None:
-            shown = self.visible_names() if from_model else list(self._tools)
-            return unknown_tool(name, arguments, shown)
-        args, notes = dict(arguments), []
-        if from_model:
-            declared = (tool.get("inputSchema") or {}).get("properties", {})
-            kept = drop_injected(name, arguments, [k for k in self.context if k not in declared],
-                                 self.injected_policy)
-            if isinstance(kept, ToolResult):
-                return kept
-            args, notes = kept
+        return name in self._tools
+
+    def _injected_keys(self, name: str) -> list[str]:
+        declared = self._declared(name)
+        return [k for k in self.context if k not in declared]
+
+    def _run(self, name: str, args: dict, arguments: dict, timeout: float) -> ToolResult:
         meta = {context_key(k): v for k, v in self.context.items()} or None
         t0 = time.perf_counter()
         try:
-            result: types.CallToolResult = self._run(self._call_tool, name, args, meta,
-                                                     timeout=self.timeout + SAFETY_MARGIN)
+            result: types.CallToolResult = self._await(self._call_tool, name, args, meta, timeout,
+                                                       timeout=timeout + SAFETY_MARGIN)
         except Exception as err:  # noqa: BLE001 - every failure becomes a result
-            outcome = self._failure_result(name, arguments, err, time.perf_counter() - t0)
-        else:
-            outcome = self._to_tool_result(name, arguments, result, time.perf_counter() - t0)
-        outcome.notes = notes + outcome.notes
-        return outcome
+            return self._failure_result(name, arguments, err, time.perf_counter() - t0)
+        return to_tool_result(name, arguments, result, time.perf_counter() - t0)
 
-    async def _call_tool(self, name: str, args: dict, meta: dict | None) -> types.CallToolResult:
-        return await self._session.call_tool(name, args, read_timeout_seconds=self.timeout, meta=meta)
+    async def _call_tool(self, name: str, args: dict, meta: dict | None, timeout: float) -> types.CallToolResult:
+        return await self._session.call_tool(name, args, read_timeout_seconds=timeout, meta=meta)
 
-    @staticmethod
-    def _to_tool_result(name: str, arguments: dict, result: types.CallToolResult, seconds: float) -> ToolResult:
-        content = [part.model_dump(by_alias=True, mode="json", exclude_none=True) for part in result.content]
-        text = result_text(content)
-        if result.is_error:
-            kind = (result.meta or {}).get(ERROR_KIND_KEY) or "tool_error"
-            return error_result(name, arguments, kind, text, seconds)
-        return ToolResult(name, arguments, True, text, None, seconds)
+    # -- failures -------------------------------------------------------------------------------
 
     def _failure_result(self, name: str, arguments: dict, err: BaseException, seconds: float) -> ToolResult:
-        if isinstance(err, MCPError) and err.code == types.REQUEST_TIMEOUT or isinstance(err, TimeoutError):
-            return error_result(name, arguments, "timeout",
-                                f"{name} did not finish within {self.timeout:g} s and was abandoned.", seconds)
-        if isinstance(err, MCPError) and err.code == types.INVALID_PARAMS and "Unknown tool" in err.message:
+        failure = failures.classify(err)
+        if failure == "timeout":
+            return error_result(name, arguments, "timeout", refusals.timed_out(name, self.timeout), seconds)
+        if failure == "unknown_tool":
             return unknown_tool(name, arguments, self.visible_names(), " on the server", seconds)
-        if isinstance(err, MCPError) and err.code != types.CONNECTION_CLOSED:
+        if failure == "refused":
+            assert isinstance(err, MCPError)
             return error_result(name, arguments, "server_error",
-                                f"the MCP server refused the call to {name}: "
-                                f"JSON-RPC error {err.code}: {err.message}", seconds)
+                                refusals.server_refused(name, err.code, err.message), seconds)
         self._note_failure(err)
         return error_result(name, arguments, "server_error", self._failure_message(name), seconds)
 
     def _note_failure(self, err: BaseException) -> None:
-        closed = isinstance(err, MCPError) and err.code == types.CONNECTION_CLOSED
-        if closed or (self._link and self._link.closed.is_set()):
-            self._failure = self._failure or self._stopped_reason()
-        elif not isinstance(err, (MCPError, TimeoutError)):
-            self._failure = self._failure or f"the connection failed ({_describe(err)})"
-
-    def _stopped_reason(self) -> str:
-        if self._link is None or self._link.process is None:
-            return "the connection to the MCP server closed"
-        deadline = time.monotonic() + 1.0  # the exit code shows up a moment after the pipe closes
-        while self._link.returncode is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        code = self._link.returncode
-        tail = [line for line in self._link.stderr if line.strip()][-1:]
-        return (f"the MCP server process stopped (exit code {code})"
-                + (f"; its last words: {tail[0]}" if tail else ""))
+        if self._failure is None:
+            self._failure = failures.lost_connection(err, self._link)
 
     def _failure_message(self, name: str) -> str:
         if self._closed:
             reason = "this toolbox has been closed"
         else:
             if self._failure is None and self._link and self._link.closed.is_set():
-                self._failure = self._stopped_reason()
+                self._failure = failures.stopped_reason(self._link)
             reason = self._failure or "the connection is down"
-        return (f"{name} could not run: {reason}. No result came back; the server is not restarted "
-                f"automatically.")
+        return refusals.could_not_run(name, reason)
 
     # -- running async code from this thread ----------------------------------------------------
 
-    def _run(self, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
+    def _await(self, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
         future = self._portal.start_task_soon(fn, *args)
         try:
             return future.result(timeout)
@@ -368,11 +351,7 @@ class MCPToolbox(Toolbox):
 
     def tool_table(self) -> HTML:
         """Every tool on the server: shown to the model or hidden, and its parameters."""
-        rows = []
-        for name, tool in self._tools.items():
-            params = ", ".join((tool.get("inputSchema") or {}).get("properties", {})) or "(none)"
-            rows.append((name, "hidden (agent-only)" if name in self.hidden else "shown to the model", params))
-        return table(rows, ["tool", "model sees it?", "parameters"])
+        return views.tool_table([(name, name in self.hidden, self._declared(name)) for name in self._tools])
 
     def __repr__(self) -> str:
         where = self.url or f"stdio, pid {self.pid}"
@@ -396,17 +375,10 @@ class MCPToolbox(Toolbox):
 
 
 def _shut_down(portal_cm: Any, session_cm: Any) -> None:
+    """End the session (which stops the server process, see `kitchen.mcp.processes`), then the thread."""
     try:
         session_cm.__exit__(None, None, None)
     except Exception as err:  # noqa: BLE001 - closing must finish
-        logger.debug("closing the MCP session: %s", _describe(err))
+        logger.debug("closing the MCP session: %s", failures.describe(err))
     finally:
         portal_cm.__exit__(None, None, None)
-
-
-def _describe(err: BaseException) -> str:
-    if isinstance(err, MCPError):
-        return f"JSON-RPC error {err.code}: {err.message}"
-    if isinstance(err, BaseExceptionGroup):
-        return "; ".join(_describe(e) for e in err.exceptions)
-    return f"{type(err).__name__}: {err}"

@@ -12,6 +12,8 @@
   asks for a prefix on custom keys (`llm-kitchen/user_id`).
 - `AGENT_ONLY_TOOLS`: tools that live on the server but that the model never sees.
 - `server_command()`: the command line that starts the server (`python -m kitchen.mcp`).
+- `check_sdk()`: a clear error when the installed `mcp` SDK no longer speaks `PROTOCOL_VERSION`,
+  called where a connection or a server starts (never at import).
 
 This module does no input or output; it only names things.
 """
@@ -19,11 +21,11 @@ This module does no input or output; it only names things.
 from __future__ import annotations
 
 import sys
+from typing import Sequence
 
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 PROTOCOL_VERSION = "2025-11-25"
-assert PROTOCOL_VERSION in HANDSHAKE_PROTOCOL_VERSIONS, "the installed mcp SDK no longer speaks 2025-11-25"
 
 SERVER_NAME = "llm-kitchen-tools"
 SERVER_VERSION = "0.1.0"
@@ -36,6 +38,18 @@ ERROR_KIND_KEY = META_PREFIX + "error_kind"  # in a CallToolResult's _meta: "inv
 AGENT_ONLY_TOOLS = ("save_memory", "enable_weather")
 # Only on a server started with --faults.
 FAULT_TOOLS = ("stall", "crash")
+
+
+def check_sdk(supported: Sequence[str] = HANDSHAKE_PROTOCOL_VERSIONS) -> None:
+    """Raise a RuntimeError if the SDK's handshake versions (`supported`) leave out `PROTOCOL_VERSION`.
+
+    >>> check_sdk(["2024-11-05"])                                  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: the installed mcp SDK no longer speaks protocol version 2025-11-25 (it speaks 2024-11-05)...
+    """
+    if PROTOCOL_VERSION not in supported:
+        raise RuntimeError(f"the installed mcp SDK no longer speaks protocol version {PROTOCOL_VERSION} "
+                           f"(it speaks {', '.join(supported)}); install the version pinned in requirements.txt")
 
 
 def context_key(key: str) -> str:

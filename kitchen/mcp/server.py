@@ -31,8 +31,9 @@ an unknown tool name is a JSON-RPC error (-32602). Each error result also carrie
 `_meta["llm-kitchen/error_kind"]` ("invalid_arguments", "injected_argument", "missing_context",
 "tool_error"), so the client can report the same kinds as `kitchen.toolbox.LocalToolbox`.
 
-What this module does not do: hide tools, enforce timeouts (the client does both), or authenticate
-anyone: over stdio, the process that started the server is its only client, and it is trusted.
+What this module does not do: hide tools, enforce timeouts (the client does both), word its
+refusals (`kitchen.refusals`, shared with the local toolbox), or authenticate anyone: over stdio,
+the process that started the server is its only client, and it is trusted.
 """
 
 from __future__ import annotations
@@ -51,11 +52,12 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 
+from kitchen import refusals
 from kitchen.schemas import injected_params, to_mcp, tool_schema
-from kitchen.toolbox import as_content, validation_error
+from kitchen.toolbox import ErrorKind, as_content, validation_error
 from kitchen.tools import TOY_TOOLS
 
-from .conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, context_key
+from .conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, check_sdk, context_key
 from .server_tools import crash, get_weather, my_notes, stall
 
 INSTRUCTIONS = ("Toy tools for the LLM Kitchen tutorial: a calculator, six nursery rhymes, a word "
@@ -79,7 +81,7 @@ class ServerTool:
         return self.mcp["name"]
 
 
-def text_result(text: str, error_kind: str | None = None) -> types.CallToolResult:
+def text_result(text: str, error_kind: ErrorKind | None = None) -> types.CallToolResult:
     """A tools/call result with one text part; an error kind makes it `isError: true`."""
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 is_error=error_kind is not None,
@@ -108,6 +110,7 @@ class KitchenServer:
     """
 
     def __init__(self, *, faults: bool = False):
+        check_sdk()
         self.faults = faults
         self.memory: list[str] = []
         self.tools: dict[str, ServerTool] = {}
@@ -160,11 +163,13 @@ class KitchenServer:
 
     # -- the handlers the SDK calls ----------------------------------------------------------------
 
-    async def _on_list_tools(self, ctx: ServerRequestContext, params: types.PaginatedRequestParams | None):
+    async def _on_list_tools(self, ctx: ServerRequestContext,
+                             params: types.PaginatedRequestParams | None) -> dict[str, Any]:
         # A plain dict, so the schemas go out exactly as tool_schema built them.
         return {"tools": self.listing()}
 
-    async def _on_call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams):
+    async def _on_call_tool(self, ctx: ServerRequestContext,
+                            params: types.CallToolRequestParams) -> types.CallToolResult:
         version = self.list_version
         result = await self.run_tool(params.name, dict(params.arguments or {}), dict(params.meta or {}))
         if self.list_version != version:
@@ -179,22 +184,19 @@ class KitchenServer:
         """Check one call against the tool's schema, fill in injected values from `meta`, run it."""
         tool = self.tools.get(name)
         if tool is None:
-            raise MCPError(code=types.INVALID_PARAMS,
-                           message=f"Unknown tool: {name}. Tools on this server: {', '.join(self.tools)}")
+            raise MCPError(code=types.INVALID_PARAMS, message=refusals.unknown_on_server(name, list(self.tools)))
         for param in tool.injected:
             if param in arguments:
-                return text_result(f"{param!r} is set by the application, not by you; "
-                                   f"call {name} again without it.", "injected_argument")
+                return text_result(refusals.injected_argument(name, param), "injected_argument")
         schema = tool.mcp["inputSchema"]
         if problem := validation_error(schema, arguments):
-            return text_result(f"the arguments for {name} do not fit its schema: {problem}. "
-                               f"Expected: {json.dumps(schema)}", "invalid_arguments")
+            return text_result(refusals.invalid_arguments(name, problem, schema), "invalid_arguments")
         kwargs = dict(arguments)
         for param, key in tool.injected.items():
             value = meta.get(context_key(key))
             if value in (None, ""):
-                return text_result(f"the application has no {key!r} to give {name} "
-                                   f"(nothing in _meta[{context_key(key)!r}]).", "missing_context")
+                detail = f" (nothing in _meta[{context_key(key)!r}])"
+                return text_result(refusals.missing_context(name, key, detail), "missing_context")
             kwargs[param] = value
         try:
             if inspect.iscoroutinefunction(tool.fn):
@@ -204,7 +206,7 @@ class KitchenServer:
             else:
                 value = await anyio.to_thread.run_sync(partial(tool.fn, **kwargs))
         except Exception as err:  # noqa: BLE001 - a failing tool is a result, not a crash
-            return text_result(f"{name} failed: {type(err).__name__}: {err}", "tool_error")
+            return text_result(refusals.tool_failed(name, err), "tool_error")
         return text_result(as_content(value))
 
 

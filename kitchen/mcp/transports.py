@@ -3,8 +3,8 @@
 - `open_stdio(command, wire)`: start the server as a subprocess and exchange newline-delimited
   JSON-RPC with it. The lines are read and written here (not by the SDK's `stdio_client`), so the
   log holds each line exactly as it crossed the pipe, and we know the process: its pid, its exit
-  code, the last lines of its stderr. Closing follows the MCP lifecycle for stdio: close the
-  server's stdin, give it a moment to exit, then terminate it, then kill it.
+  code, the last lines of its stderr. Closing follows the MCP lifecycle for stdio
+  (`kitchen.mcp.processes.stop_process`: close stdin, wait, terminate, kill).
 - `open_http(url, wire)`: the SDK's streamable HTTP client, with the messages copied on their way
   through. HTTP framing (POST bodies, server-sent events) is not shown, only the JSON-RPC inside.
 
@@ -12,13 +12,13 @@ Both yield the pair of streams the SDK's `ClientSession` runs on. Frames are rec
 they cross, before the session sees them, so a `WireLog` subscriber can react to a notification
 before the response that follows it is delivered.
 
-What this module does not do: speak MCP (that is `ClientSession`'s job) or decide what a failure
-means for the model (that is `kitchen.mcp.client`'s).
+What this module does not do: speak MCP (that is `ClientSession`'s job), decide what a failure
+means for the model (that is `kitchen.mcp.client`'s and `kitchen.mcp.failures`'), or stop a
+process itself (`kitchen.mcp.processes`).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 from collections import deque
@@ -32,12 +32,8 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from .wire import TO_CLIENT, TO_SERVER, WireLog, json_object
-
-logger = logging.getLogger(__name__)
-
-EXIT_GRACE = 2.0  # seconds a server gets to exit on its own once its stdin is closed
-KILL_GRACE = 1.0  # seconds between terminate and kill
+from .frames import TO_CLIENT, TO_SERVER, WireLog, json_object
+from .processes import stop_process
 
 
 @dataclass
@@ -66,6 +62,54 @@ def _to_message(line: str) -> SessionMessage | Exception:
         return err
 
 
+async def _pump_stdout(process: anyio.abc.Process, wire: WireLog, link: Link,
+                       to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+    """The server's stdout, line by line, into the log and on to the session."""
+    assert process.stdout is not None
+    buffer = b""
+    try:
+        async with to_session:
+            async for chunk in process.stdout:
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                for raw in lines:
+                    line = raw.decode("utf-8", errors="replace").strip()
+                    if not line:
+                        continue
+                    wire.record(TO_CLIENT, json_object(line), raw=line)
+                    await to_session.send(_to_message(line))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass  # the session is gone; we are shutting down
+    finally:
+        link.closed.set()
+
+
+async def _pump_stdin(process: anyio.abc.Process, wire: WireLog,
+                      from_session: MemoryObjectReceiveStream[SessionMessage],
+                      to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+    """The session's messages into the log and on to the server's stdin, one line each."""
+    assert process.stdin is not None
+    try:
+        async with from_session:
+            async for item in from_session:
+                line = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                wire.record(TO_SERVER, json_object(line), raw=line)
+                await process.stdin.send(line.encode("utf-8") + b"\n")
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        # The server stopped reading (it died): end the session's input too, so that
+        # waiting requests fail now instead of at their timeout.
+        await to_session.aclose()
+
+
+async def _pump_stderr(process: anyio.abc.Process, link: Link) -> None:
+    """The server's stderr into `link.stderr` (the last lines only)."""
+    assert process.stderr is not None
+    buffer = b""
+    with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        async for chunk in process.stderr:
+            *lines, buffer = (buffer + chunk).split(b"\n")
+            link.stderr.extend(raw.decode("utf-8", errors="replace") for raw in lines)
+
+
 @asynccontextmanager
 async def open_stdio(command: Sequence[str], wire: WireLog, *, env: dict[str, str] | None = None,
                      cwd: str | None = None) -> AsyncIterator[Link]:
@@ -76,50 +120,10 @@ async def open_stdio(command: Sequence[str], wire: WireLog, *, env: dict[str, st
     to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     link = Link(session_reads, session_writes, process)
-
-    async def read_stdout() -> None:
-        assert process.stdout is not None
-        buffer = b""
-        try:
-            async with to_session:
-                async for chunk in process.stdout:
-                    *lines, buffer = (buffer + chunk).split(b"\n")
-                    for raw in lines:
-                        line = raw.decode("utf-8", errors="replace").strip()
-                        if not line:
-                            continue
-                        wire.record(TO_CLIENT, json_object(line), raw=line)
-                        await to_session.send(_to_message(line))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass  # the session is gone; we are shutting down
-        finally:
-            link.closed.set()
-
-    async def write_stdin() -> None:
-        assert process.stdin is not None
-        try:
-            async with from_session:
-                async for item in from_session:
-                    line = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    wire.record(TO_SERVER, json_object(line), raw=line)
-                    await process.stdin.send(line.encode("utf-8") + b"\n")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            # The server stopped reading (it died): end the session's input too, so that
-            # waiting requests fail now instead of at their timeout.
-            await to_session.aclose()
-
-    async def read_stderr() -> None:
-        assert process.stderr is not None
-        buffer = b""
-        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            async for chunk in process.stderr:
-                *lines, buffer = (buffer + chunk).split(b"\n")
-                link.stderr.extend(raw.decode("utf-8", errors="replace") for raw in lines)
-
     async with anyio.create_task_group() as tg:
-        tg.start_soon(read_stdout)
-        tg.start_soon(write_stdin)
-        tg.start_soon(read_stderr)
+        tg.start_soon(_pump_stdout, process, wire, link, to_session)
+        tg.start_soon(_pump_stdin, process, wire, from_session, to_session)
+        tg.start_soon(_pump_stderr, process, link)
         try:
             yield link
         finally:
@@ -128,36 +132,6 @@ async def open_stdio(command: Sequence[str], wire: WireLog, *, env: dict[str, st
             tg.cancel_scope.cancel()
     for stream in (to_session, session_reads, session_writes, from_session):
         stream.close()
-
-
-async def _exited(process: anyio.abc.Process, seconds: float) -> bool:
-    # Poll the exit code: on Python 3.11 `wait()` also waits for the pipes to close.
-    with anyio.move_on_after(seconds):
-        while process.returncode is None:
-            await anyio.sleep(0.02)
-    return process.returncode is not None
-
-
-async def stop_process(process: anyio.abc.Process) -> int | None:
-    """Close stdin, wait, terminate, wait, kill: every wait is bounded."""
-    if process.stdin is not None:
-        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdin.aclose()
-    if not await _exited(process, EXIT_GRACE):
-        with suppress(ProcessLookupError):
-            process.terminate()
-        if not await _exited(process, KILL_GRACE):
-            with suppress(ProcessLookupError):
-                process.kill()
-            if not await _exited(process, KILL_GRACE):
-                logger.warning("MCP server process %s survived a kill", process.pid)
-    for pipe in (process.stdout, process.stderr):
-        if pipe is not None:
-            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await pipe.aclose()
-    with anyio.move_on_after(KILL_GRACE), suppress(Exception):
-        await process.aclose()
-    return process.returncode
 
 
 @asynccontextmanager
