@@ -51,9 +51,10 @@ test: venv
 	printf '\n%-10s %7s  %s\n' phase seconds result; printf "$$rows"; printf '%-10s %7s\n' total $$total; \
 	exit $$status
 
-## Unit tests (no model, no browser; includes `make lab` itself): about a minute.
+## Unit tests (no model, no browser; includes `make lab` itself) and every doctest in kitchen/: about two minutes.
 test-unit: venv
-	$(PYTEST) tests -m "not model and not story and not browser" --ignore=tests/stories --ignore=tests/browser
+	$(PYTEST) tests kitchen --doctest-modules -m "not model and not story and not browser" \
+		--ignore=tests/stories --ignore=tests/browser
 test-fast: test-unit
 
 ## Model tests on the real offline packs.

@@ -214,9 +214,12 @@ def run_harness(model: LoopModel, messages: Sequence[dict] | str, tools: Toolbox
                 on_event: Callable[[Event], None] | None = None, **options) -> Trace:
     """Run the loop to its end and return the `Trace`. A str is taken as one user message.
 
-    >>> trace = run_harness(model, "What is 1234 * 5678?", [calculator])   # doctest: +SKIP
-    >>> trace.answer                                                        # doctest: +SKIP
-    '1234 * 5678 = 7006652'
+    >>> from kitchen.scripted import ScriptedModel
+    >>> from kitchen.tools import calculator
+    >>> call = '<tool_call>\\n{"name": "calculator", "arguments": {"expression": "6 * 7"}}\\n</tool_call>'
+    >>> trace = run_harness(ScriptedModel([call, "6 * 7 = 42."]), "What is 6 * 7?", [calculator])
+    >>> [r.content for r in trace.results], trace.answer
+    (['42'], '6 * 7 = 42.')
     """
     if isinstance(messages, str):
         messages = [{"role": "user", "content": messages}]

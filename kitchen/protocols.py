@@ -1,36 +1,13 @@
 """Protocols: how tools are described to the model, how its calls are found, how results go back.
 
-The loop in `kitchen.harness` is the same for every protocol; only three things change:
+Owns `NativeProtocol` (Qwen's chat template and `<tool_call>` blocks, results as `tool`
+messages) and the prompt-based ones for a model without native tool calling (`FencedJSONProtocol`,
+`PythonCallProtocol`, `CallTagProtocol`: a system prompt that explains one format, its calls found
+in the text, results in user messages). With ``robust=True`` each accepts every format the parser
+knows; with ``robust=False`` only its own, so a drifted call silently becomes the answer.
 
-1. where the tools are described (`prepare`),
-2. what counts as a call in the model's text (`detect`),
-3. how the model's turn and the results are written back (`turn_messages`), and where generation
-   stops (`stop`).
-
-`NativeProtocol` uses what Qwen was trained on: the schemas go to the chat template (which writes
-them into the system turn), calls are `<tool_call>` blocks (and the tag-less JSON small models
-often write instead), and results go back as `tool` messages, which the template wraps in
-`<tool_response>`.
-
-The prompt-based protocols (`PromptProtocol` and its three formats) do the same work by hand, as
-an application must for a model that was never trained to call tools. The chat template gets no
-tools at all; instead the protocol writes a system prompt that explains one call format, shows one
-example call and lists the tools, every entry generated from the tools' schemas. The protocol finds
-the calls itself, and hands each result back inside a user message, since the template's `tool`
-role is Qwen's own convention:
-
-- `FencedJSONProtocol`: a ```tool_call block holding ``{"name": ..., "arguments": {...}}``; results
-  come back in ```tool_result blocks;
-- `PythonCallProtocol`: a Python-style call such as ``search_rhymes(query="sheep")`` in a ```python
-  block, the tools shown as Python signatures with docstrings; results in ```output blocks;
-- `CallTagProtocol`: ``<call calculator>1234 * 5678</call>``; results as
-  ``<result calculator>7006652</result>``.
-
-Each one detects calls in two ways. With ``robust=True`` (the default) it accepts every format the
-parser knows, because small models drift from what they are told (a Python-style call where JSON
-was asked for, a bare JSON object, a forgotten fence, Qwen's own tags). With ``robust=False`` it
-accepts only its own format, and a drifted call silently becomes the final answer: the "silent
-hallucination" of chapter 04 (``NativeProtocol(formats=("qwen",))`` is the native version).
+Does not parse text (`kitchen.parsing`), write schemas as prompt text (`kitchen.schema_text`), run
+tools (`kitchen.toolbox`) or loop (`kitchen.harness`).
 
 >>> from kitchen.schemas import tool_schema
 >>> def shout(text: str) -> str:
@@ -41,15 +18,6 @@ hallucination" of chapter 04 (``NativeProtocol(formats=("qwen",))`` is the nativ
 ...     '''
 >>> print(CallTagProtocol().write_call(tool_schema(shout), {"text": "hello"}))
 <call shout>hello</call>
->>> hi = [{"role": "user", "content": "Hi"}]
->>> FencedJSONProtocol().prepare(hi, [tool_schema(shout)])[1] is None
-True
-
-What this module does not do: parse text itself (`kitchen.parsing`), turn a schema into prompt
-text (`kitchen.schema_text`), run tools or validate their arguments (`kitchen.toolbox`), or loop
-(`kitchen.harness`). The prompt-based protocols do not escape a result that itself contains their
-closing marker (a ``` or ``</result>``): the toy tools never return one, and the model reads the
-message as text anyway.
 """
 
 from __future__ import annotations

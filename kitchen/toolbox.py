@@ -246,9 +246,11 @@ class LocalToolbox(Toolbox):
       "reject" (an error result) or "ignore" (drop it, note it, use the session's value).
     - `timeout`: seconds a tool may run.
 
-    >>> box = LocalToolbox([len_of])                    # doctest: +SKIP
-    >>> box.call("len_of", {"text": "abc"}).content     # doctest: +SKIP
-    '3'
+    >>> from kitchen.tools import calculator
+    >>> LocalToolbox([calculator]).call("calculator", {"expression": "6 * 7"}).content
+    '42'
+    >>> LocalToolbox([calculator]).call("calc", {}).error_kind
+    'unknown_tool'
     """
 
     def __init__(self, tools: Sequence[Callable], *, hidden: Sequence[Callable] = (),

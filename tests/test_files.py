@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import doctest
 import importlib
 import inspect
 import io
@@ -153,8 +152,3 @@ def test_the_module_imports_nothing_that_reaches_the_disk() -> None:
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert not imported & {"os", "os.path", "pathlib", "shutil", "glob", "io", "subprocess"}
-
-
-def test_docstring_examples() -> None:
-    result = doctest.testmod(files_module)
-    assert result.attempted >= 2 and result.failed == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 import os
 import time
@@ -554,10 +553,6 @@ def test_huge_reply_with_many_calls_stays_fast():
     assert time.perf_counter() - started < 5
 
 
-def test_module_examples():
-    assert doctest.testmod(kitchen.parsing).failed == 0
-
-
 # --------------------------------------------------------------------------- properties (hypothesis)
 
 FRAGMENTS = [
@@ -654,4 +649,3 @@ def test_a_call_cut_anywhere_is_truncated_until_complete(fmt, args, data):
         assert only_call(result).arguments == args
     else:
         assert only_error(result).kind == "truncated"
-

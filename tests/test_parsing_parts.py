@@ -6,18 +6,9 @@ what each module of the package owns, so that a change inside one shows where it
 
 from __future__ import annotations
 
-import doctest
 
 import pytest
 
-import kitchen.parsing.formats
-import kitchen.parsing.json_calls
-import kitchen.parsing.merging
-import kitchen.parsing.named_formats
-import kitchen.parsing.results
-import kitchen.parsing.scanning
-import kitchen.parsing.tool_table
-import kitchen.schema_text
 from kitchen.parsing import FORMATS, ParseError, ToolCall, parse_tool_calls
 from kitchen.parsing.formats import SCANNERS
 from kitchen.parsing.hits import Context, Verdict, make_hit
@@ -159,11 +150,3 @@ def test_schema_text_pieces() -> None:
     assert python_literal([1.5, False, {"k": None}]) == '[1.5, False, {"k": None}]'
     assert type_words({"type": "array", "items": {"type": "integer"}}) == "array of integer"
     assert list(example_arguments(rhymes)) == ["query"]
-
-
-@pytest.mark.parametrize("module", [
-    kitchen.parsing.formats, kitchen.parsing.json_calls, kitchen.parsing.merging,
-    kitchen.parsing.named_formats, kitchen.parsing.results, kitchen.parsing.scanning,
-    kitchen.parsing.tool_table, kitchen.schema_text], ids=lambda m: m.__name__)
-def test_module_examples(module: object) -> None:
-    assert doctest.testmod(module).failed == 0

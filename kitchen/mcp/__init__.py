@@ -13,7 +13,8 @@
 
 This package only gathers the names notebooks use; importing it starts nothing.
 
->>> from kitchen.mcp import MCPToolbox, PROTOCOL_VERSION      # doctest: +SKIP
+>>> PROTOCOL_VERSION
+'2025-11-25'
 """
 
 from .client import LIST_CHANGED, MCPConnectionError, MCPToolbox, result_text

@@ -1,44 +1,16 @@
 """The harness's side of MCP: `MCPToolbox`, a `Toolbox` whose tools live on an MCP server.
 
-The model never sees MCP. The harness asks the toolbox for schemas and hands it calls, exactly as
-with `kitchen.toolbox.LocalToolbox`; this adapter translates both ways:
+Owns the connection: starting the server (`python -m kitchen.mcp`, stdio) or reaching a URL
+(streamable HTTP), the 2025-11-25 handshake, `tools/list` (again after `list_changed`), sending
+`tools/call` with the session's context in `_meta`, and turning every outcome, a dead server and a
+timeout included, into a `ToolResult`, never an exception or a hung cell. The SDK is asynchronous;
+each toolbox runs its event loop in a background thread and offers plain methods.
 
-- on connect it starts the server (`python -m kitchen.mcp`, over stdio) or connects to a URL
-  (streamable HTTP), performs the handshake offering protocol revision 2025-11-25
-  (`PROTOCOL_VERSION`; any other answer is refused), and runs `tools/list` once;
-- `schemas()` turns the cached MCP tools (`name`, `description`, `inputSchema`) into the
-  chat-template view with `kitchen.schemas.from_mcp`, leaving out the hidden, agent-only tools;
-- `call(name, arguments)` sends `tools/call` and turns the result's content list into a
-  `ToolResult` (text parts joined by newlines; `isError: true` gives `ok=False`).
+Does not decide what the model may call (`kitchen.toolbox.Toolbox.call`, shared with local tools),
+read the pipes (`kitchen.mcp.transports`), explain failures (`kitchen.mcp.failures`) or draw
+(`kitchen.mcp.views`).
 
-What the model may and may not do is decided before anything goes on the wire, by the policy all
-toolboxes share (`kitchen.toolbox.Toolbox.call`); this class supplies the tool list and the running:
-
-- a hidden tool (by default `save_memory` and `enable_weather`) is refused without contacting the
-  server ("hidden_tool"); the application reaches it with `call_as_application`;
-- an unknown tool is refused with the list of known ones ("unknown_tool");
-- the application's session (`context`, e.g. `{"user_id": "ada"}`) travels in each call's
-  `_meta` as `llm-kitchen/user_id`, and the server fills injected parameters from there. Its keys
-  double as the argument names the model may not write: with `injected_policy="reject"` such a call
-  is refused ("injected_argument"), with "ignore" the argument is dropped and a note says so.
-
-Failures never raise and never hang: a call that takes longer than `timeout` becomes a "timeout"
-result (and the SDK sends `notifications/cancelled`, so the server stops working on it); a
-server that dies becomes a "server_error" result at once. After that the toolbox does not
-reconnect: every later call fails fast with the same clear message. Make a new toolbox to start
-again. The argument errors that the server finds come back with the same kinds as
-`LocalToolbox` ("invalid_arguments", "tool_error", ...), read from the result's `_meta`.
-
-The SDK is asynchronous and notebooks are not: each toolbox runs its own event loop in a
-background thread (an anyio blocking portal) and offers plain methods. `close()`, or a `with`
-block, ends the session, stops the server process and the thread. When the server sends
-`notifications/tools/list_changed`, the toolbox marks its list stale as the frame arrives, and the
-next `schemas()` (or call) runs `tools/list` again.
-
-What this module does not do: the checks before a call (`kitchen.toolbox`), reading the pipes
-(`kitchen.mcp.transports`), explaining failures (`kitchen.mcp.failures`), drawing (`kitchen.mcp.views`).
-
->>> with MCPToolbox(context={"user_id": "ada"}) as box:          # doctest: +SKIP
+>>> with MCPToolbox(context={"user_id": "ada"}) as box:
 ...     box.call("calculator", {"expression": "1234 * 5678"}).content
 '7006652'
 """

@@ -213,11 +213,8 @@ class WireLog:
 
     def filter(self, method: str | Sequence[str] | None = None, *, direction: Direction | None = None,
                kind: FrameKind | None = None) -> "WireLog":
-        """A new log with only the matching frames; a method ending in "/" matches a prefix.
-
-        >>> log.filter("tools/call").frames          # doctest: +SKIP
-        >>> log.filter("notifications/")             # doctest: +SKIP
-        """
+        """A new log with only the matching frames; a method ending in "/" matches a prefix:
+        `log.filter("tools/call")`, `log.filter("notifications/")`, `log.filter(direction="←")`."""
         wanted = [method] if isinstance(method, str) else list(method or [])
 
         def match(f: Frame) -> bool:

@@ -28,10 +28,10 @@ from .processes import stop_popen
 class RawSession:
     """Chapter 05's server, spoken to by hand: write JSON lines, read the answers.
 
-    >>> with RawSession() as raw:                                              # doctest: +SKIP
-    ...     raw.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-    ...                                "clientInfo": {"name": "me", "version": "0"}})
-    ...     raw.notify("notifications/initialized")
+    >>> with RawSession() as raw:
+    ...     hello = raw.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+    ...                                        "clientInfo": {"name": "me", "version": "0"}})
+    ...     sent = raw.notify("notifications/initialized")
     ...     raw.request("tools/list")["result"]["tools"][0]["name"]
     'calculator'
 

@@ -1,39 +1,16 @@
 """Chapter 05's MCP server: the toy tools, and a few more, behind the official SDK's low-level `Server`.
 
-Started as its own process, `python -m kitchen.mcp`, it speaks newline-delimited JSON-RPC 2.0 on
-stdin/stdout (or streamable HTTP on localhost with `--http --port N`). The chapter teaches
-protocol revision 2025-11-25 (`kitchen.mcp.conventions.PROTOCOL_VERSION`).
+Owns what `python -m kitchen.mcp` serves (newline-delimited JSON-RPC on stdio, or streamable
+HTTP): the five toy tools; `save_memory` (agent-only: listed, hidden by the client);
+`enable_weather`, which adds `get_weather` and sends `notifications/tools/list_changed`;
+`my_notes`, whose `user_id` the server reads from `_meta["llm-kitchen/user_id"]`, which only the
+client program writes, so the model can neither see nor forge it; with `--faults`, `stall` and
+`crash`. Every `tools/call` is checked against its `inputSchema` first; errors come back as
+`isError` results with their kind in `_meta["llm-kitchen/error_kind"]`, and only an unknown tool
+is a JSON-RPC error (-32602), as the 2025-11-25 spec asks.
 
-What it offers in `tools/list`, each schema built from a Python function by
-`kitchen.schemas.tool_schema` (the `inputSchema` is exactly `to_mcp(tool_schema(fn))["inputSchema"]`;
-the SDK's own schema generation is not used):
-
-- the five toy tools of `kitchen.tools`;
-- `save_memory(note)`, an agent-only tool: the application's memory, a list in this process;
-- `enable_weather()`, an application switch that adds `get_weather(location)` mid-session and
-  then sends `notifications/tools/list_changed`;
-- `my_notes(query)`, whose `user_id` is injected: it never appears in the schema, and the server
-  reads it from the call's `_meta["llm-kitchen/user_id"]`, which the application writes from its
-  session. A `user_id` in the arguments (that is, written by the model) is refused. Why `_meta`:
-  a `tools/call` carries two things, `arguments`, which the model wrote, and `_meta`, which only
-  the client program fills in (the SDK's `call_tool(meta=...)`; the server reads `params.meta`).
-  So the model can neither see nor forge it. Over HTTP, a real deployment would take the user
-  from the transport's authentication instead (a bearer token), not from anything in the message;
-- with `--faults` only: `stall` (never answers in time) and `crash` (the process dies mid-call).
-
-Agent-only tools are listed like any other: hiding them from the model is the client's job
-(`kitchen.mcp.client.MCPToolbox`), because the server cannot tell who wrote a call.
-
-Every `tools/call` is checked before anything runs. Arguments that fail the `inputSchema`
-(unknown names included) come back as a result with `isError: true` and a sentence the model can
-act on, never as a crash; so does an exception in the tool. Following the 2025-11-25 spec, only
-an unknown tool name is a JSON-RPC error (-32602). Each error result also carries its kind in
-`_meta["llm-kitchen/error_kind"]` ("invalid_arguments", "injected_argument", "missing_context",
-"tool_error"), so the client can report the same kinds as `kitchen.toolbox.LocalToolbox`.
-
-What this module does not do: hide tools, enforce timeouts (the client does both), word its
-refusals (`kitchen.refusals`, shared with the local toolbox), or authenticate anyone: over stdio,
-the process that started the server is its only client, and it is trusted.
+Does not hide tools or enforce timeouts (the client does), word its refusals (`kitchen.refusals`)
+or authenticate anyone (over stdio its only client is the process that started it).
 """
 
 from __future__ import annotations

@@ -1,39 +1,17 @@
-"""Find the tool calls in a model's text: the robust tool-call parser of the series.
+r"""Find the tool calls in a model's text: the robust parser the harness uses.
 
-A model never calls anything. It writes text, and the harness has to find the calls in that
-text. Qwen2.5 was trained to write ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``
-(the plain reading of that is `kitchen.parse_basic`), but small models drift: the offline 0.5B
-pack writes the JSON object bare and the 1.5B pack puts it in a ```json fence. So
-`parse_tool_calls` reads the formats models really write:
+Owns `parse_tool_calls`: the calls in the order they appear, in five formats (``qwen`` tags,
+bare or fenced ``json``, a ```tool_call fence, ``python`` calls and ``call_tag``s of known
+tools), every failed attempt as a `ParseError` written for the model to read, and the prose left.
+It never raises on any text and never runs anything. The work is split by job: `scanning`,
+`tool_table`, `json_calls`, `formats`, `named_formats`, `merging`. The plain reading chapter 04
+starts from is `kitchen.parse_basic`. Does not validate arguments or judge tool names (the
+toolbox does).
 
-- ``qwen``: ``<tool_call>{"name": "f", "arguments": {...}}</tool_call>``, Qwen's native blocks;
-- ``json``: the same object without the tags, bare in the text or in a ```json (or plain ```)
-  fence;
-- ``tool_call_fence``: the object in a ```tool_call fence (the prompt-based protocol of
-  chapter 04);
-- ``python``: ``calculator(expression="2 + 2")``, for known tool names only;
-- ``call_tag``: ``<call calculator>2 + 2</call>``, for known tool names only.
-
-It returns the calls in the order they appear, every failed attempt as a `ParseError` whose
-message is written for the model to read and fix, and the prose left once both are taken out.
-
->>> r = parse_tool_calls('Let me check.\\n<tool_call>\\n'
-...                      '{"name": "f", "arguments": {"x": 1}}\\n</tool_call>')
+>>> r = parse_tool_calls('Let me check.\n<tool_call>\n'
+...                      '{"name": "f", "arguments": {"x": 1}}\n</tool_call>')
 >>> r.calls[0].name, r.calls[0].arguments, r.prose
 ('f', {'x': 1}, 'Let me check.')
-
-This module owns `parse_tool_calls` and the public names; the work is split by job: `scanning`
-(text machinery), `tool_table` (the known tools), `json_calls`, `formats` and `named_formats`
-(the five scanners), `merging` (overlapping hits, prose). What the parser deliberately does not do:
-
-- validate arguments against the tools' schemas: the harness does that with jsonschema. The
-  parser does not judge tool names either: an unknown tool is still returned as a call, and the
-  harness answers it. Names are used only where a format needs them to find calls at all
-  (``python``, ``call_tag``);
-- run anything: Python-style calls are read with `ast` and `ast.literal_eval`, never `eval`;
-- raise: any string gives a `ParseResult`, whether it is hostile, huge, deeply nested or cut off.
-  (Passing an unknown format name, or a `tools` entry that is not a tool, is a programming error
-  and does raise.)
 """
 
 from __future__ import annotations
