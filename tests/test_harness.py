@@ -5,9 +5,9 @@ import time
 
 import pytest
 
+from app_tools import my_notes, save_memory
 from kitchen.harness import CAP_MESSAGE, Harness, run_harness
 from kitchen.protocols import NativeProtocol
-from kitchen.schemas import Injected
 from kitchen.scripted import ScriptedModel
 from kitchen.toolbox import LocalToolbox
 from kitchen.tools import calculator, count_words, search_rhymes
@@ -38,25 +38,6 @@ def slow(seconds: float) -> str:
     """
     time.sleep(seconds)
     return "done"
-
-
-def my_notes(query: str, user_id: str = Injected("user_id")) -> str:
-    """Search the signed-in user's notes.
-
-    Args:
-        query: What to look for.
-        user_id: The signed-in user (set by the application).
-    """
-    return f"notes of {user_id} about {query}"
-
-
-def save_memory(note: str) -> str:
-    """Save a note to the assistant's memory.
-
-    Args:
-        note: The note.
-    """
-    return "saved"
 
 
 def run(replies, tools, **options):

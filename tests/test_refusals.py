@@ -4,30 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from app_tools import my_notes, save_memory
 from kitchen import refusals
 from kitchen.harness import run_harness
-from kitchen.schemas import Injected
 from kitchen.scripted import ScriptedModel
 from kitchen.toolbox import UNPARSED, LocalToolbox, Toolbox, ToolResult, error_result, parse_failure
-
-
-def my_notes(query: str, user_id: str = Injected("user_id")) -> str:
-    """Search the signed-in user's notes.
-
-    Args:
-        query: What to look for.
-        user_id: The signed-in user (set by the application).
-    """
-    return f"notes of {user_id} about {query}"
-
-
-def save_memory(note: str) -> str:
-    """Save a note.
-
-    Args:
-        note: The note.
-    """
-    return "saved"
 
 
 class Recording(Toolbox):
