@@ -70,7 +70,7 @@ class ChatModel(Protocol):
 
     def stream(self, messages: Sequence[dict], tools: Tools = None, *, prefix: str = "",
                max_new_tokens: int = 256, stop: Sequence[str] = (), top_k: int = 0,
-               reuse_cache: bool = False) -> ReplyStream: ...
+               reuse_cache: bool = False, grammar: str | None = None) -> ReplyStream: ...
 
     def generate(self, messages: Sequence[dict], tools: Tools = None, **kwargs: Any) -> Generation: ...
 
@@ -110,7 +110,7 @@ class TemplateChat:
 
     def stream(self, messages: Sequence[dict], tools: Tools = None, *, prefix: str = "",
                max_new_tokens: int = 256, stop: Sequence[str] = (), top_k: int = 0,
-               reuse_cache: bool = False) -> ReplyStream:
+               reuse_cache: bool = False, grammar: str | None = None) -> ReplyStream:
         raise NotImplementedError
 
     def generate(self, messages: Sequence[dict], tools: Tools = None, **kwargs: Any) -> Generation:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import torch
 
 from .replies import Candidate, Detokenizer, Generation, StopReason, Token
+
+if TYPE_CHECKING:
+    from .constraint import Constraint
 
 
 @dataclass
@@ -56,8 +59,9 @@ class TokenStream:
 
     def __init__(self, hf_model, tok, prompt: str, prompt_ids: list[int], *, max_new_tokens: int,
                  stop: Sequence[str], end_ids: set[int], top_k: int, kv: KVState | None,
-                 step: Callable[[Any, int, Any], torch.Tensor] | None = None):
-        self.hf_model, self.tok, self.step = hf_model, tok, step
+                 step: Callable[[Any, int, Any], torch.Tensor] | None = None,
+                 constraint: Constraint | None = None):
+        self.hf_model, self.tok, self.step, self.constraint = hf_model, tok, step, constraint
         self.prompt, self.prompt_ids = prompt, prompt_ids
         self.max_new_tokens, self.stop, self.end_ids = max_new_tokens, tuple(stop), end_ids
         self.top_k, self.kv = top_k, kv
@@ -109,12 +113,11 @@ class TokenStream:
         try:
             for _ in range(self.max_new_tokens):
                 probs = torch.softmax(logits.float(), dim=-1)
-                token_id = int(torch.argmax(probs))
-                top = []
-                if self.top_k:
-                    values, indices = torch.topk(probs, self.top_k)
-                    top = [Candidate(int(i), tok.decode([int(i)]), float(v))
-                           for v, i in zip(values, indices)]
+                choice = self._choose(probs)
+                if choice is None:  # the grammar allows no token at all
+                    stop_reason = "grammar_dead_end"
+                    break
+                token_id, top = choice
                 ids.append(token_id)
                 if token_id in self.end_ids:
                     stop_reason = "end_of_turn"
@@ -144,4 +147,26 @@ class TokenStream:
             text=tok.decode([i for i in ids if i not in self.end_ids]),
             tokens=tokens, stop_reason=stop_reason, stop_string=stop_string,
             prefilled_tokens=len(self.prompt_ids) - reused, prefill_seconds=prefill_seconds,
-            decode_seconds=time.perf_counter() - t1)
+            decode_seconds=time.perf_counter() - t1,
+            mask_seconds=self.constraint.mask_seconds if self.constraint else 0.0)
+
+    def _choose(self, probs: torch.Tensor) -> tuple[int, list[Candidate]] | None:
+        """The most likely token (allowed by the grammar, if any) and the top-k candidates.
+
+        Candidates are the model's own top-k, before the mask; under a grammar each says whether
+        it was allowed. None: the grammar allows nothing (a dead end).
+        """
+        allowed = self.constraint.allowed() if self.constraint is not None else None
+        if allowed is not None and not bool(allowed.any()):
+            return None
+        masked = probs if allowed is None else probs.masked_fill(~allowed, -1.0)
+        token_id = int(torch.argmax(masked))
+        top = []
+        if self.top_k:
+            values, indices = torch.topk(probs, self.top_k)
+            top = [Candidate(int(i), self.tok.decode([int(i)]), float(v),
+                             None if allowed is None else bool(allowed[int(i)]))
+                   for v, i in zip(values, indices)]
+        if self.constraint is not None:
+            self.constraint.consume(token_id)
+        return token_id, top

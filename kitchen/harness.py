@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Literal, Sequence
 
 from . import refusals
+from .grammar import GrammarError, ToolChoice, call_grammar, choice_name
 from .replies import Generation
 from .parsing import ParseResult, ToolCall
 from .protocols import NATIVE, Protocol
@@ -69,6 +70,8 @@ class Step:
     prompt_added: str = ""  # the part of the rendered prompt that is new since the previous step
     tool_seconds: float = 0.0
     nudge: str = ""  # what the harness asked after this step's empty reply (`EMPTY_NUDGE`), if it did
+    tool_choice: str = ""  # the grammar that held this step ("auto", "required", a tool, "none"; "" if none)
+    grammar_error: str = ""  # why no grammar held it, when the harness fell back to free decoding
 
     @property
     def text(self) -> str:
@@ -113,11 +116,22 @@ class Event:
 
 
 class Harness:
-    """A model, a toolbox and a protocol, looped with a cap."""
+    """A model, a toolbox and a protocol, looped with a cap.
+
+    `tool_choice` (None: no grammar) holds the model's replies to a grammar built from the tools'
+    schemas (`kitchen.grammar`): the choice applies to the first step, later steps are "auto" so
+    the model can answer; "none" applies to every step and its calls are never run. A schema no
+    grammar can hold raises `GrammarError`, or, with `grammar_fallback=True`, the step is decoded
+    freely and the step says why.
+    """
 
     def __init__(self, model: LoopModel, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
                  max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True,
-                 refuse_repeats: bool = True, nudge_empty: bool = True):
+                 refuse_repeats: bool = True, nudge_empty: bool = True,
+                 tool_choice: ToolChoice | None = None, grammar_fallback: bool = False):
+        if tool_choice is not None:
+            choice_name(tool_choice)  # a bad choice fails here, not at the first step
+        self.tool_choice, self.grammar_fallback = tool_choice, grammar_fallback
         self.model = model
         self.toolbox = tools if isinstance(tools, Toolbox) else LocalToolbox(tools)
         self.protocol, self.max_steps = protocol, max_steps
@@ -156,16 +170,20 @@ class Harness:
 
             # A run starts from an empty KV cache (its replies depend on its own messages only);
             # later steps reuse the previous step's cache.
+            choice, grammar, grammar_error = self._grammar(schemas, index)
             stream = self.model.stream(model_messages, template_tools, stop=self.protocol.stop,
                                        max_new_tokens=self.max_new_tokens,
-                                       reuse_cache=self.reuse_cache and index > 1)
+                                       reuse_cache=self.reuse_cache and index > 1,
+                                       **({"grammar": grammar} if grammar else {}))
             for token in stream:
                 yield Event("token", index, trace, {"token": token})
             generation = stream.result
             yield Event("generated", index, trace, {"generation": generation})
 
-            parsed = self.protocol.detect(generation.text, schemas)
-            step = Step(index, generation, parsed, prompt_added=added)
+            parsed = self.protocol.detect(generation.text, schemas) if choice != "none" else ParseResult(
+                [], [], generation.text.strip())  # under "none" nothing the model writes is run
+            step = Step(index, generation, parsed, prompt_added=added, tool_choice=choice,
+                        grammar_error=grammar_error)
             trace.steps.append(step)
             yield Event("parsed", index, trace, {"parsed": parsed})
 
@@ -198,6 +216,23 @@ class Harness:
         trace.answer = CAP_MESSAGE.format(n=self.max_steps)
         trace.stop_reason = "cap"
         yield Event("cap", self.max_steps, trace, {"answer": trace.answer})
+
+    def _grammar(self, schemas: list[dict], index: int) -> tuple[str, str | None, str]:
+        """This step's choice in words, its grammar (None: free decoding) and, when the harness
+        fell back to free decoding because the schemas allow no grammar, why."""
+        if self.tool_choice is None:
+            return "", None, ""
+        name = choice_name(self.tool_choice)
+        choice = self.tool_choice if index == 1 or name == "none" else "auto"
+        fmt = "native" if self.protocol.name == "native" else self.protocol.name
+        if fmt != "native" and choice_name(choice) in ("auto", "none"):
+            return "", None, ""  # a prompt format's grammar holds a call only; later steps are free
+        try:
+            return choice_name(choice), call_grammar(schemas, choice, fmt), ""
+        except GrammarError as err:
+            if not self.grammar_fallback:
+                raise
+            return "", None, str(err)
 
     def _nudge(self, trace: Trace, step: Step) -> bool:
         """After an empty reply (and once per run), append it and a request for an answer."""

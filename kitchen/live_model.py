@@ -12,6 +12,7 @@ from typing import Any, Callable
 import torch
 
 from .chat_model import ModelInfo, TemplateChat
+from .constraint import Constraint
 from .generation import KVState, TokenStream
 from .replies import Detokenizer, Generation, Token
 
@@ -30,7 +31,7 @@ class LiveModel(TemplateChat):
         self.kv = KVState()
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=False) -> TokenStream:
+               reuse_cache=False, grammar=None) -> TokenStream:
         """Stream a greedy reply, one `Token` per token. See `kitchen.generation.TokenStream`.
 
         `stop` strings end the reply (kept in its text); `top_k` > 0 records that many candidates
@@ -38,14 +39,21 @@ class LiveModel(TemplateChat):
         not already in it (the harness does this for the turns of one run). By default a call
         starts from an empty cache, so its reply depends on its prompt alone, not on what ran
         before (in the int8 fast mode, how a prompt is split between cache and pre-fill can
-        change a reply: its activations are quantized per pre-fill).
+        change a reply: its activations are quantized per pre-fill). `grammar` (Lark text, see
+        `kitchen.grammar`) holds every token of the reply to it.
         """
         prompt = self.render(messages, tools, prefix=prefix)
         if not reuse_cache:
             self.kv.clear()
         return TokenStream(self.hf_model, self.tok, prompt, self.encode(prompt),
                            max_new_tokens=max_new_tokens, stop=stop, end_ids=self.end_ids,
-                           top_k=top_k, kv=self.kv, step=self.step)
+                           top_k=top_k, kv=self.kv, step=self.step,
+                           constraint=self.constraint(grammar) if grammar else None)
+
+    def constraint(self, grammar: str) -> Constraint:
+        """A fresh grammar state for one reply of this model (see `kitchen.constraint`)."""
+        return Constraint(self.tok, grammar, n_vocab=self.hf_model.config.vocab_size,
+                          eos=self.tok.convert_tokens_to_ids("<|im_end|>"))
 
     def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
         """Greedy replies to several conversations in one batch.

@@ -34,13 +34,16 @@ class RecordingModel(TemplateChat):
         return getattr(self.inner, attr)
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=False) -> FinishedStream:
+               reuse_cache=False, grammar=None) -> FinishedStream:
         settings = {"max_new_tokens": max_new_tokens, "stop": list(stop),
                     "top_k": max(top_k, RECORD_TOP_K), "reuse_cache": reuse_cache}
+        if grammar:
+            settings["grammar"] = grammar
         gen = self.inner.stream(messages, tools, prefix=prefix, max_new_tokens=max_new_tokens,
-                                stop=stop, top_k=settings["top_k"], reuse_cache=reuse_cache).run()
+                                stop=stop, top_k=settings["top_k"], reuse_cache=reuse_cache,
+                                grammar=grammar).run()
         self._append(run_from_generation(
-            gen, kind="generate", key=run_key(gen.prompt, max_new_tokens, stop), messages=messages,
+            gen, kind="generate", key=run_key(gen.prompt, max_new_tokens, stop, grammar), messages=messages,
             tools=[as_schema(t) for t in tools or []], prefix=prefix, settings=settings))
         for s in gen.tokens:
             s.top = s.top[:top_k]

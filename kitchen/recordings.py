@@ -23,9 +23,11 @@ RECORD_TOP_K = 5  # candidates kept per step in every recording
 RECORDINGS = DATA / "recordings"
 
 
-def run_key(prompt: str, max_new_tokens: int, stop: Sequence[str]) -> str:
-    """Identity of a generate request: the exact prompt text and the settings that shape the reply."""
-    blob = json.dumps([prompt, max_new_tokens, sorted(stop)], ensure_ascii=False)
+def run_key(prompt: str, max_new_tokens: int, stop: Sequence[str], grammar: str | None = None) -> str:
+    """Identity of a generate request: the exact prompt text and the settings that shape the reply
+    (a grammar, when one held the reply)."""
+    parts: list = [prompt, max_new_tokens, sorted(stop)] + ([grammar] if grammar else [])
+    blob = json.dumps(parts, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
@@ -39,12 +41,14 @@ def score_key(prompt: str, continuation: str) -> str:
 
 
 def _token_to_json(step: Token) -> dict:
+    """A candidate is [id, text, p], plus a 4th item under a grammar: whether it was allowed."""
     return {"id": step.token_id, "text": step.text, "p": step.prob,
-            "top": [[c.token_id, c.text, c.prob] for c in step.top]}
+            "top": [[c.token_id, c.text, c.prob] + ([] if c.allowed is None else [c.allowed])
+                    for c in step.top]}
 
 
 def _token_from_json(d: dict, top_k: int) -> Token:
-    return Token(d["id"], d["text"], d["p"], [Candidate(i, t, p) for i, t, p in d["top"][:top_k]])
+    return Token(d["id"], d["text"], d["p"], [Candidate(*c) for c in d["top"][:top_k]])
 
 
 def run_from_generation(gen: Generation, *, kind: str, key: str, messages: Sequence[dict],

@@ -57,9 +57,9 @@ class ReplayModel(TemplateChat):
         return seen
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=False) -> FinishedStream:
+               reuse_cache=False, grammar=None) -> FinishedStream:
         prompt = self.render(messages, tools, prefix=prefix)
-        run = self.runs.get(run_key(prompt, max_new_tokens, stop))
+        run = self.runs.get(run_key(prompt, max_new_tokens, stop, grammar))
         if run is None or run["kind"] != "generate":
             last_user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
             raise ReplayMiss(

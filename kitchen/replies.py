@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Literal
 
-StopReason = Literal["end_of_turn", "stop_string", "max_new_tokens"]
+# grammar_dead_end: a grammar (`kitchen.constraint`) allowed no token at all.
+StopReason = Literal["end_of_turn", "stop_string", "max_new_tokens", "grammar_dead_end"]
 
 
 @dataclass
@@ -20,6 +21,7 @@ class Candidate:
     token_id: int
     text: str
     prob: float
+    allowed: bool | None = None  # under a grammar: False if the mask removed it; None: no grammar
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Generation:
     prefilled_tokens: int = 0  # prompt tokens actually computed (the rest came from the KV cache)
     prefill_seconds: float = 0.0
     decode_seconds: float = 0.0
+    mask_seconds: float = 0.0  # of the decode time, what computing a grammar's masks took
 
     @property
     def new_tokens(self) -> int:

@@ -34,7 +34,10 @@ class ScriptedModel(TemplateChat):
                 f"harness's paths; no model runs.")
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
-               reuse_cache=False) -> FinishedStream:
+               reuse_cache=False, grammar=None) -> FinishedStream:
+        if grammar:
+            raise ValueError("A scripted model writes fixed replies; no grammar can hold them. "
+                             "Use a live model (or a replay of one) for tool_choice.")
         prompt = self.render(messages, tools, prefix=prefix)
         text = self.replies[self.calls] if self.calls < len(self.replies) else "(the script has ended)"
         self.calls += 1

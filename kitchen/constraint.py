@@ -1,0 +1,85 @@
+"""A grammar applied to a model's next-token choices: which tokens may come next, step by step.
+
+`Constraint` compiles a grammar (`kitchen.grammar`) with llguidance against the model's own
+tokenizer, then, at each decode step, gives the mask of allowed token ids and is told the token
+chosen. The decode loop (`kitchen.generation.TokenStream`) does the rest: it keeps the model's
+most likely *allowed* token. Compiling happens once per grammar (cached); `compile_seconds` says
+what it cost.
+
+Owns the llguidance matcher and the mask. Does not build grammars or pick tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any
+
+import llguidance
+import llguidance.hf
+import llguidance.torch
+import torch
+
+from .grammar import GrammarError
+
+_SHIFTS = torch.arange(32, dtype=torch.int32)
+
+
+@functools.lru_cache(maxsize=8)
+def _placeholders(tok: Any, n_vocab: int) -> torch.Tensor:
+    """True at the ids that are only padding of the output layer (the pack names them [PADnnnnn])."""
+    names = tok.convert_ids_to_tokens(list(range(n_vocab)))
+    return torch.tensor([n is None or (n.startswith("[PAD") and n.endswith("]")) for n in names])
+
+
+@functools.lru_cache(maxsize=8)
+def _ll_tokenizer(tok: Any, n_vocab: int, eos: int) -> llguidance.LLTokenizer:
+    """llguidance's view of a Hugging Face tokenizer (about a second to build, so kept)."""
+    return llguidance.hf.from_tokenizer(tok, n_vocab=n_vocab, eos_token=eos)
+
+
+def check_grammar(tok: Any, grammar: str, *, n_vocab: int, eos: int) -> None:
+    """Raise `GrammarError` with llguidance's message if `grammar` does not compile."""
+    error = llguidance.LLMatcher.validate_grammar(llguidance.LLMatcher.grammar_from_lark(grammar),
+                                                  _ll_tokenizer(tok, n_vocab, eos))
+    if error:
+        raise GrammarError(f"The grammar does not compile: {error}")
+
+
+class Constraint:
+    """One reply's grammar state: `allowed()` before each step, `consume(id)` after it.
+
+    `n_vocab` is the size of the model's output layer (Qwen2.5 pads it past the tokenizer's
+    151,665 tokens; the padding ids are never allowed); `eos` is the end-of-turn token, which
+    the grammar allows once the reply is complete.
+    """
+
+    def __init__(self, tok: Any, grammar: str, *, n_vocab: int, eos: int):
+        t0 = time.perf_counter()
+        lark = llguidance.LLMatcher.grammar_from_lark(grammar)
+        self.matcher = llguidance.LLMatcher(_ll_tokenizer(tok, n_vocab, eos), lark, log_level=0)
+        if self.matcher.is_error():
+            raise GrammarError(f"The grammar does not compile: {self.matcher.get_error()}")
+        self.compile_seconds = time.perf_counter() - t0
+        self.grammar, self.n_vocab = grammar, n_vocab
+        self._bits = llguidance.torch.allocate_token_bitmask(1, n_vocab)
+        self._never = _placeholders(tok, n_vocab)
+        self.mask_seconds = 0.0  # time spent computing masks, summed over the reply
+
+    def allowed(self) -> torch.Tensor:
+        """A bool tensor over the vocabulary: True where the grammar allows the token next."""
+        t0 = time.perf_counter()
+        llguidance.torch.fill_next_token_bitmask(self.matcher, self._bits)
+        allowed = ((self._bits[0].unsqueeze(1) >> _SHIFTS) & 1).bool().flatten()[: self.n_vocab]
+        allowed &= ~self._never
+        self.mask_seconds += time.perf_counter() - t0
+        return allowed
+
+    def consume(self, token_id: int) -> None:
+        if not self.matcher.consume_token(token_id):
+            raise GrammarError(f"Token {token_id} is not allowed here: {self.matcher.get_error()}")
+
+    @property
+    def finished(self) -> bool:
+        """The grammar is complete and allows nothing but the end of the reply."""
+        return self.matcher.is_stopped()
