@@ -21,3 +21,34 @@ def tiny_hf_model():
 def tiny_model() -> LiveModel:
     info = ModelInfo("0.5b", "tiny-random-qwen2", "pack", "built from a config in tests/tiny.py", "float32")
     return LiveModel(tiny_hf_model(), offline_tokenizer("0.5b"), info)
+
+
+class _NoCache:
+    """A bigram model keeps no keys and values: nothing to crop."""
+
+    def crop(self, n: int) -> None:
+        pass
+
+
+class TinyBigram(torch.nn.Module):
+    """A random bigram model (each token's logits depend on the token before only), with the
+    call signature of a transformers causal LM: the decode loop at a fraction of a millisecond a
+    step, for property tests that need thousands of replies."""
+
+    def __init__(self, vocab_size: int = 151936, width: int = 8):
+        super().__init__()
+        torch.manual_seed(0)
+        self.config = Qwen2Config(vocab_size=vocab_size)
+        self.embed = torch.nn.Embedding(vocab_size, width)
+        self.head = torch.nn.Linear(width, vocab_size, bias=False)
+
+    def forward(self, input_ids, cache=None, use_cache=True, logits_to_keep=0):
+        from types import SimpleNamespace
+
+        logits = self.head(self.embed(input_ids[:, -1:]))
+        return SimpleNamespace(logits=logits, cache=cache or _NoCache())
+
+
+def tiny_bigram_model() -> LiveModel:
+    info = ModelInfo("0.5b", "tiny-random-bigram", "pack", "built in tests/tiny.py", "float32")
+    return LiveModel(TinyBigram().eval(), offline_tokenizer("0.5b"), info)
