@@ -30,7 +30,9 @@ Tools and the text around them
     parsing/        the robust parser the harness uses                            (03, 04)
     schema_text     schemas written as prompt text                                (04)
     protocols       native and prompt-based tool calling                          (03, 04)
-    harness         the loop                                                      (01, 03–06)
+    grammar         call grammars from the tool schemas, for each tool_choice     (07)
+    constraint      a grammar's mask over the next token (llguidance)             (07)
+    harness         the loop, with tool_choice                                    (01, 03–07)
     mcp/            a real MCP server and client, and the wire between            (05)
 Each chapter's own pieces
     arithmetic (01), descriptions (02), tasks (03), lab and sweep (06), experiments (scripts),

@@ -66,6 +66,17 @@ class Constraint:
         self._never = _placeholders(tok, n_vocab)
         self.mask_seconds = 0.0  # time spent computing masks, summed over the reply
 
+    @classmethod
+    def for_tokenizer(cls, tok: Any, grammar: str) -> "Constraint":
+        """A grammar state over a tokenizer alone (no model needed: a replay has one too).
+
+        >>> from kitchen.tokenizer import offline_tokenizer
+        >>> c = Constraint.for_tokenizer(offline_tokenizer("0.5b"), 'start: "Hi"')
+        >>> int(c.allowed().sum()) > 0
+        True
+        """
+        return cls(tok, grammar, n_vocab=len(tok), eos=tok.convert_tokens_to_ids("<|im_end|>"))
+
     def allowed(self) -> torch.Tensor:
         """A bool tensor over the vocabulary: True where the grammar allows the token next."""
         t0 = time.perf_counter()

@@ -87,6 +87,28 @@ def marked_text(parts: Sequence[tuple[str, str]]) -> HTML:
     return HTML("".join(blocks), "\n".join(lines))
 
 
+def mask_steps(generation, only_changed: bool = True) -> HTML:
+    """The steps of a constrained reply where the grammar overruled the model: what the model
+    wanted most, the token written instead, and the candidates the mask removed.
+
+    `only_changed=False` lists every step (the model's first choice may have been allowed).
+    """
+    rows = []
+    for i, t in enumerate(generation.tokens):
+        if not t.top:
+            continue
+        wanted = t.top[0]
+        if only_changed and wanted.allowed is not False:
+            continue
+        removed = [repr(visible(c.text)) + f" {c.prob:.0%}" for c in t.top if c.allowed is False]
+        rows.append([i + 1, f"{visible(wanted.text)!r} {wanted.prob:.1%}", f"{visible(t.text)!r} {t.prob:.1%}",
+                     ", ".join(removed) or "-"])
+    if not rows:
+        return HTML("<i>The grammar never overruled the model's first choice in this reply.</i>",
+                    "The grammar never overruled the model's first choice in this reply.")
+    return table(rows, ["step", "the model wanted", "written instead", "removed by the grammar"])
+
+
 def trace_view(trace, times: bool = False) -> HTML:
     """A harness run step by step: what the model wrote, what was parsed, what ran, what came back.
     `times` adds each step's seconds (they differ from machine to machine)."""
@@ -95,7 +117,10 @@ def trace_view(trace, times: bool = False) -> HTML:
         g = step.generation
         head = (f"Step {step.index} · prompt {len(g.prompt_ids):,} tokens ({g.prefilled_tokens:,} pre-filled) · "
                 f"wrote {g.new_tokens} tokens" + (f" in {g.seconds:.1f} s" if times else ""))
-        rows = [("model wrote", g.text.strip() or "(nothing)")]
+        rows = [("grammar", f"tool_choice={step.tool_choice!r}")] if step.tool_choice else []
+        if step.grammar_error:
+            rows.append(("no grammar", step.grammar_error))
+        rows.append(("model wrote", g.text.strip() or "(nothing)"))
         for call in step.parsed.calls:
             rows.append(("parsed", f"{call.name}({call.arguments}) · found as {call.format}"))
         for error in step.parsed.errors:

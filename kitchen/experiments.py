@@ -27,3 +27,25 @@ def load_results(path: Path) -> dict[str, Any]:
 
 def save_results(path: Path, results: dict[str, Any]) -> None:
     path.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")
+
+
+TOOL_CHOICE_MARKS = ("parses", "validates", "right_tool", "answer_right")
+
+
+def tool_choice_table(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Chapter 07's comparison, one row per tier and tool_choice setting: each mark counted.
+
+    >>> entry = {"model": {"model_name": "m", "dtype": "int8"}, "rows": [
+    ...     {"setting": "auto", "parses": True, "validates": True, "right_tool": False, "answer_right": False}]}
+    >>> tool_choice_table({"0.5b": entry})[0]["validates"]
+    1
+    """
+    out = []
+    for tier, entry in results.items():
+        settings = list(dict.fromkeys(r["setting"] for r in entry["rows"]))
+        for setting in settings:
+            rows = [r for r in entry["rows"] if r["setting"] == setting]
+            out.append({"tier": tier, "model": entry["model"]["model_name"], "dtype": entry["model"]["dtype"],
+                        "setting": setting, "tasks": len(rows),
+                        **{k: sum(bool(r[k]) for r in rows) for k in TOOL_CHOICE_MARKS}})
+    return out

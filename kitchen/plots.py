@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 from .display import visible
 from .replies import Token
 
-CHOSEN, OTHER = "#2b7bba", "#b8c4d6"
+CHOSEN, OTHER, REMOVED = "#2b7bba", "#b8c4d6", "#e8a0a0"
 STYLE = {"figure.dpi": 100, "font.size": 11}
 P = ParamSpec("P")
 
@@ -30,17 +30,29 @@ def _styled(draw: Callable[P, plt.Figure]) -> Callable[P, plt.Figure]:
 
 @_styled
 def top_k_figure(token: Token, title: str = "") -> plt.Figure:
-    """Bar chart of the candidates at one step; the token the model picked is dark."""
+    """Bar chart of the candidates at one step; the token the model picked is dark.
+
+    Under a grammar, candidates the mask removed are drawn red, hatched and marked ✗: the model
+    wanted them, the grammar did not allow them.
+    """
     fig, ax = plt.subplots(figsize=(6, 0.35 * len(token.top) + 1))
-    labels = [repr(visible(c.text))[1:-1] or "∅" for c in token.top][::-1]
-    probs = [c.prob for c in token.top][::-1]
-    colours = [CHOSEN if c.token_id == token.token_id else OTHER for c in token.top][::-1]
-    ax.barh(range(len(probs)), probs, color=colours)
+    top = token.top[::-1]
+    labels = [("✗ " if c.allowed is False else "") + (repr(visible(c.text))[1:-1] or "∅") for c in top]
+    probs = [c.prob for c in top]
+    colours = [CHOSEN if c.token_id == token.token_id else REMOVED if c.allowed is False else OTHER
+               for c in top]
+    bars = ax.barh(range(len(probs)), probs, color=colours)
+    for bar, c in zip(bars, top):
+        if c.allowed is False:
+            bar.set_hatch("//")
     ax.set_yticks(range(len(probs)), labels, fontfamily="monospace")
     ax.set_xlim(0, 1)
     ax.set_xlabel("probability")
     for y, p in enumerate(probs):
         ax.text(min(p + 0.01, 0.9), y, f"{p:.1%}", va="center", fontsize=9)
+    if any(c.allowed is False for c in top):
+        ax.text(0.99, 0.02, "✗ removed by the grammar", transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=9, color="#a33")
     ax.set_title(title or f"chosen: {visible(token.text)!r} ({token.prob:.1%})", fontsize=11)
     fig.tight_layout()
     plt.close(fig)

@@ -40,7 +40,8 @@ def _reply_html(tokens: Sequence[Token], current: int) -> str:
 
 
 def step_through(generation: Generation, start: int = 0) -> w.VBox:
-    """Walk a reply one token at a time: the text so far, the token, and its top-k candidates."""
+    """Walk a reply one token at a time: the text so far, the token, and its top-k candidates
+    (under a grammar, the ones its mask removed are marked)."""
     tokens = generation.tokens
     slider = w.IntSlider(value=start, min=0, max=len(tokens) - 1, description="token",
                          continuous_update=False, layout=w.Layout(width="60%"))
@@ -57,8 +58,10 @@ def step_through(generation: Generation, start: int = 0) -> w.VBox:
     def show(_=None) -> None:
         i = slider.value
         t = tokens[i]
+        removed = sum(c.allowed is False for c in t.top)
         caption.value = (f"<b>step {i + 1} of {len(tokens)}</b>: token {t.token_id} "
-                         f"<code>{html.escape(repr(visible(t.text)))}</code>, probability {t.prob:.1%}")
+                         f"<code>{html.escape(repr(visible(t.text)))}</code>, probability {t.prob:.1%}"
+                         + (f" · the grammar removed {removed} of the model's top {len(t.top)}" if removed else ""))
         text.value = _reply_html(tokens, i)
         with plot:
             plot.clear_output(wait=True)

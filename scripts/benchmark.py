@@ -1,7 +1,7 @@
 """Speed of the live model on this machine, printed as tables with ratios.
 
     python scripts/benchmark.py                 # everything below, 0.5B pack
-    python scripts/benchmark.py --only decode   # one section: load, decode, cache, batch
+    python scripts/benchmark.py --only decode   # one section: load, decode, cache, batch, grammar
 
 Sections:
 - load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
@@ -16,6 +16,8 @@ Sections:
 - cache: a harness turn after a tool result, with the KV cache of the previous turn reused
   (only the new tokens pre-filled) against a full re-prefill.
 - batch: the chapter 06 sweep's tools-off answers, one batch against one at a time.
+- grammar: decode time per token with a grammar's mask (chapter 07) against the same decoding
+  without it, for the widest mask (free text) and for a tool call; the compile time apart.
 
 Every measurement runs in its own process (`--worker`), so load times and peak memory are clean.
 Numbers are measured here, never typed in.
@@ -36,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = [{"role": "user", "content": "Explain, step by step, how long multiplication works, with an example."}]
+MATH = [{"role": "user", "content": "What is 987 × 654?"}]
 NEW_TOKENS = 128
 RUNS = 3
 BATCH = 8
@@ -82,6 +85,36 @@ def worker_decode(tier: str, dtype: str) -> dict:
             "decode_tok_s": statistics.median(r["decode_tok_s"] for r in runs),
             "load_s": load_s, "weight_bytes": bytes_read_per_token(model.hf_model),
             "model": model.describe(), "peak_mb": peak_mb()}
+
+
+def worker_grammar(tier: str, dtype: str) -> dict:
+    """Decode time per token with and without a grammar's mask, and the grammar's compile time."""
+    from kitchen.grammar import call_grammar
+    from kitchen.models import load_model
+    from kitchen.tools import TOY_TOOLS
+
+    model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
+    cases = {"free text under tool_choice='none' (the widest mask)": (PROMPT, None, "none"),
+             "a calculator call under 'required'": (MATH, TOY_TOOLS, "required")}
+    t0 = time.perf_counter()
+    model.constraint(call_grammar(TOY_TOOLS, "auto"))  # builds llguidance's view of the tokenizer
+    out = {"tokenizer_s": time.perf_counter() - t0, "cases": {}}
+    for name, (messages, tools, choice) in cases.items():
+        grammar = call_grammar(TOY_TOOLS, choice)
+        compile_s = statistics.median(_timed(lambda: model.constraint(grammar)) for _ in range(RUNS))
+        model.generate(messages, tools, max_new_tokens=8)  # warm-up
+        free, held, same = [], [], True
+        for _ in range(RUNS):  # interleaved, so drifts in the machine's speed hit both alike
+            g = model.generate(messages, tools, grammar=grammar, max_new_tokens=NEW_TOKENS)
+            f = model.generate(messages, tools, max_new_tokens=g.new_tokens)
+            held.append(g.decode_seconds / g.new_tokens)
+            free.append(f.decode_seconds / f.new_tokens)
+            same = same and f.token_ids == g.token_ids
+        out["cases"][name] = {"tokens": g.new_tokens, "compile_s": compile_s, "same_tokens": same,
+                              "free_ms": 1000 * statistics.median(free), "held_ms": 1000 * statistics.median(held),
+                              "mask_ms": 1000 * g.mask_seconds / g.new_tokens}
+    out["model"] = model.describe()
+    return out
 
 
 def bytes_read_per_token(hf_model) -> int:
@@ -197,7 +230,7 @@ def worker_batch(tier: str, dtype: str) -> dict:
 
 
 WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "batch": worker_batch,
-           "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp}
+           "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp, "grammar": worker_grammar}
 
 
 def run_worker(name: str, tier: str, dtype: str, env: dict | None = None, source: str = "pack") -> dict:
@@ -312,7 +345,21 @@ def section_batch(tier: str, dtype: str) -> None:
           f"{r['identical_replies']} of {r['n']} replies identical token for token")
 
 
-SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache, "batch": section_batch}
+def section_grammar(tier: str, dtype: str) -> None:
+    r = run_worker("grammar", tier, dtype)
+    print(f"\n## Grammar-constrained decoding ({tier}, {dtype}; decode time per token, median of {RUNS} "
+          f"interleaved pairs; compile time apart)\n")
+    rows = [[name, c["tokens"], f"{c['free_ms']:.1f} ms", f"{c['held_ms']:.1f} ms", f"{c['mask_ms']:.2f} ms",
+             f"{c['held_ms'] / c['free_ms']:.3f}x", f"{c['compile_s'] * 1000:.1f} ms",
+             "same" if c["same_tokens"] else "differ"] for name, c in r["cases"].items()]
+    print(table(["reply", "tokens", "free", "with the mask", "of which the mask", "ratio", "compile",
+                 "tokens vs free"], rows))
+    print(f"\nllguidance's view of the tokenizer, built once per session: {r['tokenizer_s']:.2f} s. "
+          f"Target: at most 1.15x per token after compile.")
+
+
+SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache, "batch": section_batch,
+            "grammar": section_grammar}
 
 
 def main() -> None:

@@ -28,3 +28,16 @@ def test_marked_text_keeps_every_part_in_order():
     view = marked_text([("system", "Be brief."), ("user", "2 < 3?")])
     assert repr(view) == "[system]\nBe brief.\n[user]\n2 < 3?"
     assert "2 &lt; 3?" in view.html and isinstance(view, HTML)
+
+
+def test_mask_steps_lists_only_the_steps_the_grammar_overruled():
+    from kitchen.display import mask_steps
+    from kitchen.replies import Candidate, Generation, Token
+
+    free = Token(9, "a", 0.9, [Candidate(9, "a", 0.9, True), Candidate(3, "b", 0.1, False)])
+    overruled = Token(5, " {", 0.01, [Candidate(4, "9", 0.8, False), Candidate(5, " {", 0.01, True)])
+    gen = Generation("", [], [9, 5], "a {", [free, overruled], "end_of_turn")
+    view = mask_steps(gen)
+    assert repr(view).splitlines()[1].split() == ["2", "'9'", "80.0%", "'␣{'", "1.0%", "'9'", "80%"]
+    assert len(repr(mask_steps(gen, only_changed=False)).splitlines()) == 3
+    assert "never overruled" in repr(mask_steps(Generation("", [], [9], "a", [free], "end_of_turn")))

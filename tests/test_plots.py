@@ -38,3 +38,12 @@ def test_accuracy_figure_draws_one_line_per_series():
     lines = fig.axes[0].get_lines()
     assert [list(line.get_ydata()) for line in lines] == [[100.0, 25.0], [100.0, 100.0]]
     assert [line.get_linestyle() for line in lines] == ["--", "-"]
+
+
+def test_top_k_figure_marks_what_a_grammar_removed():
+    token = Token(5, "<tool_call>", 1e-9, [Candidate(1, "```", 0.7, False), Candidate(2, "{", 0.2, False),
+                                          Candidate(5, "<tool_call>", 1e-9, True)])
+    ax = top_k_figure(token).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["<tool_call>", "✗ {", "✗ ```"]
+    assert [bar.get_hatch() for bar in ax.patches] == [None, "//", "//"]
+    assert any("removed by the grammar" in t.get_text() for t in ax.texts)
