@@ -101,7 +101,8 @@ def mask_steps(generation, only_changed: bool = True) -> HTML:
         if only_changed and wanted.allowed is not False:
             continue
         removed = [repr(visible(c.text)) + f" {c.prob:.0%}" for c in t.top if c.allowed is False]
-        rows.append([i + 1, f"{visible(wanted.text)!r} {wanted.prob:.1%}", f"{visible(t.text)!r} {t.prob:.1%}",
+        written = "(end of turn)" if not t.text and i == len(generation.tokens) - 1 else repr(visible(t.text))
+        rows.append([i + 1, f"{visible(wanted.text)!r} {wanted.prob:.1%}", f"{written} {t.prob:.1%}",
                      ", ".join(removed) or "-"])
     if not rows:
         return HTML("<i>The grammar never overruled the model's first choice in this reply.</i>",

@@ -61,7 +61,8 @@ def run_from_generation(gen: Generation, *, kind: str, key: str, messages: Seque
         "stop_string": gen.stop_string, "tokens": [_token_to_json(s) for s in gen.tokens],
         "timings": {"prefilled_tokens": gen.prefilled_tokens,
                     "prefill_seconds": round(gen.prefill_seconds, 4),
-                    "decode_seconds": round(gen.decode_seconds, 4)},
+                    "decode_seconds": round(gen.decode_seconds, 4),
+                    **({"mask_seconds": round(gen.mask_seconds, 4)} if gen.mask_seconds else {})},
     }
 
 
@@ -71,7 +72,7 @@ def generation_from_run(run: dict, top_k: int = RECORD_TOP_K) -> Generation:
                       text=run["text"], tokens=[_token_from_json(s, top_k) for s in run["tokens"]],
                       stop_reason=run["stop_reason"], stop_string=run["stop_string"],
                       prefilled_tokens=t["prefilled_tokens"], prefill_seconds=t["prefill_seconds"],
-                      decode_seconds=t["decode_seconds"])
+                      decode_seconds=t["decode_seconds"], mask_seconds=t.get("mask_seconds", 0.0))
 
 
 def read_recording(path: Path) -> dict:

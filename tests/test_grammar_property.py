@@ -72,7 +72,7 @@ def tool(parameters: dict) -> dict:
                                              "parameters": parameters}}
 
 
-@settings(max_examples=CASES, deadline=None, database=None,
+@settings(max_examples=CASES, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(objects(values()))
 def test_a_constrained_reply_is_a_valid_call(parameters):

@@ -16,8 +16,21 @@ def replays():
     return {tier: load_model(tier, "replay", announce=False) for tier in ("0.5b", "1.5b")}
 
 
-def test_there_are_at_least_fifteen_claims_across_six_chapters():
-    assert len(CLAIMS) >= 15 and {c.chapter for c in CLAIMS.values()} == {"01", "02", "03", "04", "05", "06"}
+def test_there_are_at_least_fifteen_claims_across_seven_chapters():
+    assert len(CLAIMS) >= 15
+    assert {c.chapter for c in CLAIMS.values()} == {"01", "02", "03", "04", "05", "06", "07"}
+
+
+def test_the_form_not_choice_claim_says_no_to_a_call_of_the_right_tool():
+    from kitchen.harness import run_harness
+    from kitchen.scripted import ScriptedModel
+    from kitchen.tools import TOY_TOOLS
+
+    right = '<tool_call>\n{"name": "browse_files", "arguments": {"path": "notes"}}\n</tool_call>'
+    wrong = right.replace('browse_files", "arguments": {"path": "notes"', 'fetch_page", "arguments": {"url": "x"')
+    model = ScriptedModel([right, wrong])
+    runs = [run_harness(model, "Which files are in the notes folder?", TOY_TOOLS, max_steps=1) for _ in "ab"]
+    assert [verdict("07.form_not_choice", r, model).holds for r in runs] == [False, True]
 
 
 def test_the_chain_claim_holds_on_the_1_5b_run_and_not_on_the_0_5b_run(replays):

@@ -6,6 +6,6 @@ True
 """
 
 from .core import CLAIMS, Claim, Verdict, by_chapter, show, verdict
-from . import ch01, ch02, ch03, ch04, ch05, ch06  # noqa: F401  (each registers its claims)
+from . import ch01, ch02, ch03, ch04, ch05, ch06, ch07  # noqa: F401  (each registers its claims)
 
 __all__ = ["CLAIMS", "Claim", "Verdict", "by_chapter", "show", "verdict"]
