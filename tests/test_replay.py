@@ -69,7 +69,8 @@ def test_committed_recordings_replay_their_own_prompts(path):
         prompt = replay.render(run["messages"], run["tools"] or None, prefix=run["prefix"])
         assert prompt == run["prompt"]
         settings = run["settings"]
-        key = (run_key(prompt, settings["max_new_tokens"], settings["stop"]) if run["kind"] == "generate"
+        key = (run_key(prompt, settings["max_new_tokens"], settings["stop"], settings.get("grammar"))
+               if run["kind"] == "generate"
                else batch_key(prompt, settings["max_new_tokens"]))
         assert run["key"] == key
         assert replay.encode(prompt) == run["prompt_ids"]
