@@ -38,14 +38,6 @@ def _ll_tokenizer(tok: Any, n_vocab: int, eos: int) -> llguidance.LLTokenizer:
     return llguidance.hf.from_tokenizer(tok, n_vocab=n_vocab, eos_token=eos)
 
 
-def check_grammar(tok: Any, grammar: str, *, n_vocab: int, eos: int) -> None:
-    """Raise `GrammarError` with llguidance's message if `grammar` does not compile."""
-    error = llguidance.LLMatcher.validate_grammar(llguidance.LLMatcher.grammar_from_lark(grammar),
-                                                  _ll_tokenizer(tok, n_vocab, eos))
-    if error:
-        raise GrammarError(f"The grammar does not compile: {error}")
-
-
 class Constraint:
     """One reply's grammar state: `allowed()` before each step, `consume(id)` after it.
 

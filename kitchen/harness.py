@@ -224,7 +224,7 @@ class Harness:
             return "", None, ""
         name = choice_name(self.tool_choice)
         choice = self.tool_choice if index == 1 or name == "none" else "auto"
-        fmt = "native" if self.protocol.name == "native" else self.protocol.name
+        fmt = self.protocol.name  # "native" or a prompt format's name
         if fmt != "native" and choice_name(choice) in ("auto", "none"):
             return "", None, ""  # a prompt format's grammar holds a call only; later steps are free
         try:

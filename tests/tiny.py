@@ -1,6 +1,7 @@
 """A tiny random Qwen2 model with the real tokenizer: the generation plumbing without a download."""
 
 import functools
+from types import SimpleNamespace
 
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
@@ -43,8 +44,6 @@ class TinyBigram(torch.nn.Module):
         self.head = torch.nn.Linear(width, vocab_size, bias=False)
 
     def forward(self, input_ids, cache=None, use_cache=True, logits_to_keep=0):
-        from types import SimpleNamespace
-
         logits = self.head(self.embed(input_ids[:, -1:]))
         return SimpleNamespace(logits=logits, cache=cache or _NoCache())
 
