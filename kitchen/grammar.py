@@ -107,31 +107,34 @@ def calls_rule(schemas: Sequence[dict]) -> str:
     return "\n    | ".join(json_rule(call_object_schema(s)) for s in schemas)
 
 
-def call_grammar(tools: Sequence, choice: ToolChoice = "required", fmt: str = "native") -> str:
+def call_grammar(tools: Sequence, choice: ToolChoice = "required", fmt: str = "native",
+                 parallel: bool = False) -> str:
     """The Lark grammar a reply is held to under `choice`, for the native format or a prompt one.
 
     `fmt`: "native" (Qwen's tags), "fenced_json" (a ```tool_call block) or "python" (a call in
-    a ```python block); the prompt formats know "required" and a named tool only.
+    a ```python block); the prompt formats know "required" and a named tool only. `parallel`: a
+    reply may hold several calls, one per line (tagged blocks, bare objects, or lines of a fence).
     """
     name = choice_name(choice)
     schemas = chosen_tools(tools, choice)
-    grammar = _grammar_text(schemas, name, fmt)
+    grammar = _grammar_text(schemas, name, fmt, parallel)
     if validation_error(grammar):
         _raise_for_schemas(schemas, fmt)
     return grammar
 
 
-def _grammar_text(schemas: list[dict], name: str, fmt: str) -> str:
+def _grammar_text(schemas: list[dict], name: str, fmt: str, parallel: bool = False) -> str:
     if fmt != "native":
-        return _prompt_format_grammar(schemas, name, fmt)
+        return _prompt_format_grammar(schemas, name, fmt, parallel)
     if name == "none":
         return "start: text\ntext: /[\\s\\S]*/\n"
     body = calls_rule(schemas)
+    more = ' ("\\n" {})*' if parallel else ""  # more of the same, one per line
     tagged = f'tagged: <[{CALL_OPEN}]> "\\n" call "\\n" <[{CALL_CLOSE}]>'
     if name != "auto":
-        return f"start: tagged\n{tagged}\ncall: {body}\n"
-    return (f"start: tagged | call | fenced | free\n{tagged}\n"
-            f'fenced: "```json\\n" call "\\n```"\nfree: {FREE_TEXT}\ncall: {body}\n')
+        return f"start: tagged{more.format('tagged')}\n{tagged}\ncall: {body}\n"
+    return (f"start: tagged{more.format('tagged')} | call{more.format('call')} | fenced | free\n{tagged}\n"
+            f'fenced: "```json\\n" call{more.format("call")} "\\n```"\nfree: {FREE_TEXT}\ncall: {body}\n')
 
 
 def validation_error(grammar: str) -> str:
@@ -167,15 +170,18 @@ def auto_trigger(text: str, token_ids: Sequence[int]) -> str:
     return "free text"
 
 
-def _prompt_format_grammar(schemas: list[dict], name: str, fmt: str) -> str:
+def _prompt_format_grammar(schemas: list[dict], name: str, fmt: str, parallel: bool = False) -> str:
     if name in ("auto", "none"):
         raise GrammarError(f"The {fmt} format can hold a reply to 'required' or a named tool, not {name!r}.")
+    more = ' ("\\n" call)*' if parallel else ""
     if fmt == "fenced_json":
-        return f'start: "```tool_call\\n" call "\\n```"\ncall: {calls_rule(schemas)}\n'
+        return f'start: "```tool_call\\n" call{more} "\\n```"\ncall: {calls_rule(schemas)}\n'
     if fmt == "python":
         rules = [python_call_rules(s, i) for i, s in enumerate(schemas)]
         alternatives = " | ".join(f"py{i}" for i in range(len(schemas)))
-        return f'start: "```python\\n" ({alternatives}) "\\n```"\n' + "\n".join(rules) + "\n"
+        head = (f'start: "```python\\n" call{more} "\\n```"\ncall: {alternatives}' if parallel
+                else f'start: "```python\\n" ({alternatives}) "\\n```"')
+        return head + "\n" + "\n".join(rules) + "\n"
     raise GrammarError(f"No grammar for the format {fmt!r}; formats: native, {', '.join(PROMPT_FORMATS)}.")
 
 

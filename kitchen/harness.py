@@ -7,7 +7,8 @@ One step of the loop:
 3. no call: the text is the answer, the run ends;
 4. otherwise run each call through the toolbox (checked, timed, never raising; a call repeated
    with the same arguments is refused with its earlier result), append the model's turn and one
-   result message per call, and go back to 1;
+   result message per call, in order, and go back to 1. At most `max_calls` calls of one reply
+   run and at most `max_errors` parse failures are fed back; the rest are summed up in one message;
 5. at the cap (`max_steps` model calls) the run ends with a message to the user.
 
 `Harness.events()` yields every moment of that as an `Event`, so a widget can show the run token by
@@ -30,7 +31,7 @@ from .grammar import GrammarError, ToolChoice, call_grammar, choice_name
 from .replies import Generation
 from .parsing import ParseResult, ToolCall
 from .protocols import NATIVE, Protocol
-from .toolbox import LocalToolbox, Toolbox, ToolResult, error_result, parse_failure
+from .toolbox import UNPARSED, LocalToolbox, Toolbox, ToolResult, error_result, parse_failure
 
 # An empty reply is no answer to show anyone: the harness asks once for one.
 EMPTY_NUDGE = "Your reply was empty. Answer my question in a sentence, using the tool results above."
@@ -123,12 +124,18 @@ class Harness:
     the model can answer; "none" applies to every step and its calls are never run. A schema no
     grammar can hold raises `GrammarError`, or, with `grammar_fallback=True`, the step is decoded
     freely and the step says why.
+
+    `parallel_calls`: a reply may hold several calls (generation runs to the end of the turn
+    instead of stopping after the first call, and a grammar allows one call after another); each
+    runs and its result is appended in order. Off by default: the chapters run one call per reply
+    unless they say otherwise. `max_calls` and `max_errors` cap what one reply can cost.
     """
 
     def __init__(self, model: LoopModel, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
                  max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True,
                  refuse_repeats: bool = True, nudge_empty: bool = True,
-                 tool_choice: ToolChoice | None = None, grammar_fallback: bool = False):
+                 tool_choice: ToolChoice | None = None, grammar_fallback: bool = False,
+                 parallel_calls: bool = False, max_calls: int = 8, max_errors: int = 3):
         if tool_choice is not None:
             choice_name(tool_choice)  # a bad choice fails here, not at the first step
         self.tool_choice, self.grammar_fallback = tool_choice, grammar_fallback
@@ -137,6 +144,7 @@ class Harness:
         self.protocol, self.max_steps = protocol, max_steps
         self.max_new_tokens, self.reuse_cache = max_new_tokens, reuse_cache
         self.refuse_repeats, self.nudge_empty = refuse_repeats, nudge_empty
+        self.parallel_calls, self.max_calls, self.max_errors = parallel_calls, max(1, max_calls), max(1, max_errors)
 
     def _run_call(self, call: ToolCall, done: dict[str, ToolResult]) -> ToolResult:
         """Run one call; a call repeated with the same arguments is answered without running it."""
@@ -171,7 +179,8 @@ class Harness:
             # A run starts from an empty KV cache (its replies depend on its own messages only);
             # later steps reuse the previous step's cache.
             choice, grammar, grammar_error = self._grammar(schemas, index)
-            stream = self.model.stream(model_messages, template_tools, stop=self.protocol.stop,
+            stop = () if self.parallel_calls else self.protocol.stop
+            stream = self.model.stream(model_messages, template_tools, stop=stop,
                                        max_new_tokens=self.max_new_tokens,
                                        reuse_cache=self.reuse_cache and index > 1,
                                        **({"grammar": grammar} if grammar else {}))
@@ -199,14 +208,9 @@ class Harness:
                 break
 
             t0 = time.perf_counter()
-            for call in parsed.calls:
-                result = self._run_call(call, done)
+            for call, result in self._results(parsed, done):
                 step.results.append(result)
                 yield Event("result", index, trace, {"call": call, "result": result})
-            for error in parsed.errors:
-                result = parse_failure(error.kind, error.message)
-                step.results.append(result)
-                yield Event("result", index, trace, {"call": None, "result": result})
             step.tool_seconds = time.perf_counter() - t0
 
             step.appended = self.protocol.turn_messages(generation.text, parsed, step.results)
@@ -216,6 +220,21 @@ class Harness:
         trace.answer = CAP_MESSAGE.format(n=self.max_steps)
         trace.stop_reason = "cap"
         yield Event("cap", self.max_steps, trace, {"answer": trace.answer})
+
+    def _results(self, parsed: ParseResult, done: dict[str, ToolResult]) -> Iterator[tuple[ToolCall | None, ToolResult]]:
+        """Each call's result in order, then each parse failure's, within the caps: at most
+        `max_calls` calls run and `max_errors` parse failures are reported; the rest are summed up
+        in one message each."""
+        for call in parsed.calls[:self.max_calls]:
+            yield call, self._run_call(call, done)
+        skipped = len(parsed.calls) - self.max_calls
+        if skipped > 0:
+            yield None, error_result(UNPARSED, {}, "too_many_calls", refusals.too_many_calls(self.max_calls, skipped))
+        for error in parsed.errors[:self.max_errors]:
+            yield None, parse_failure(error.kind, error.message)
+        skipped = len(parsed.errors) - self.max_errors
+        if skipped > 0:
+            yield None, error_result(UNPARSED, {}, "too_many_errors", refusals.too_many_errors(self.max_errors, skipped))
 
     def _grammar(self, schemas: list[dict], index: int) -> tuple[str, str | None, str]:
         """This step's choice in words, its grammar (None: free decoding) and, when the harness
@@ -228,7 +247,7 @@ class Harness:
         if fmt != "native" and choice_name(choice) in ("auto", "none"):
             return "", None, ""  # a prompt format's grammar holds a call only; later steps are free
         try:
-            return choice_name(choice), call_grammar(schemas, choice, fmt), ""
+            return choice_name(choice), call_grammar(schemas, choice, fmt, parallel=self.parallel_calls), ""
         except GrammarError as err:
             if not self.grammar_fallback:
                 raise

@@ -93,3 +93,23 @@ def server_refused(name: str, code: int, message: str) -> str:
 def could_not_run(name: str, reason: str) -> str:
     """The connection to the MCP server is down (`reason`: closed, or why it stopped)."""
     return f"{name} could not run: {reason}. No result came back; the server is not restarted automatically."
+
+
+def too_many_calls(run: int, skipped: int) -> str:
+    """A reply with more calls than the harness runs at once.
+
+    >>> too_many_calls(8, 3)
+    'only the first 8 calls of a reply are run; the 3 after them were not. Call fewer tools at once.'
+    """
+    return (f"only the first {run} calls of a reply are run; the {skipped} after them were not. "
+            "Call fewer tools at once.")
+
+
+def too_many_errors(shown: int, skipped: int) -> str:
+    """A reply with more calls that did not parse than the harness feeds back.
+
+    >>> too_many_errors(3, 2997)
+    '2997 more calls that did not parse were not reported, like the 3 above. Write one call correctly first.'
+    """
+    return (f"{skipped} more calls that did not parse were not reported, like the {shown} above. "
+            "Write one call correctly first.")

@@ -27,7 +27,7 @@ from . import refusals
 from .schemas import injected_params, tool_schema
 
 ErrorKind = Literal["unknown_tool", "hidden_tool", "injected_argument", "invalid_arguments", "missing_context",
-                    "tool_error", "timeout", "server_error", "repeated_call"]
+                    "tool_error", "timeout", "server_error", "repeated_call", "too_many_calls", "too_many_errors"]
 """Why a call that parsed did not give a result. A call that did not parse carries the parser's
 kind instead (`kitchen.parsing.ParseError.kind`: "malformed_json", "truncated", ...)."""
 ParseErrorKind = str  # kitchen.parsing's kinds, passed on as they are

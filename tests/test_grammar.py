@@ -234,3 +234,37 @@ def test_compile_is_cheap_after_the_tokenizer(model):
     model.constraint(call_grammar(TOY_TOOLS))  # builds llguidance's tokenizer once
     c = model.constraint(call_grammar(TOY_TOOLS, "auto"))
     assert isinstance(c, Constraint) and c.compile_seconds < 1.0
+
+
+def accepts(model, grammar: str, text: str) -> bool:
+    """Whether `grammar` lets the model write `text` token by token (and then end the reply)."""
+    constraint = model.constraint(grammar)
+    for token_id in model.encode(text) + [model.tok.convert_tokens_to_ids("<|im_end|>")]:
+        if not constraint.allowed()[token_id]:
+            return False
+        constraint.consume(token_id)
+    return True
+
+
+@pytest.mark.parametrize("choice", ["required", "auto"])
+def test_several_calls_in_one_reply_only_when_the_option_is_on(model, choice):
+    tools = [calculator, search_rhymes]
+    two = ('<tool_call>\n{"name": "calculator", "arguments": {"expression": "2 + 2"}}\n</tool_call>\n'
+           '<tool_call>\n{"name": "search_rhymes", "arguments": {"query": "star"}}\n</tool_call>')
+    text = two  # the tokenizer reads <tool_call> and </tool_call> as their special tokens
+    assert accepts(model, call_grammar(tools, choice, parallel=True), text)
+    assert not accepts(model, call_grammar(tools, choice), text)
+    one = text.split("\n<tool_call>")[0]
+    assert accepts(model, call_grammar(tools, choice, parallel=True), one)
+
+
+def test_a_parallel_constrained_reply_parses_into_valid_calls(model):
+    trace, step = first_step(model, QUESTIONS[0], tool_choice="required", parallel_calls=True)
+    assert step.parsed.calls
+    for call in step.parsed.calls:
+        assert_valid_call(call)
+    # A random model may go on writing calls until its budget ends: only the last one is cut off.
+    if step.generation.stop_reason == "end_of_turn":
+        assert not step.parsed.errors
+    else:
+        assert [e.kind for e in step.parsed.errors] == ["truncated"]

@@ -76,12 +76,45 @@ def test_generation_stops_at_the_end_of_a_call():
     assert first.stop_reason == "stop_string" and first.text.endswith("</tool_call>")
 
 
-def test_with_native_stops_only_the_first_of_several_calls_runs():
+def test_without_parallel_calls_the_reply_stops_after_its_first_call():
     two = tagged("calculator", expression="2+2") + "\n" + tagged("search_rhymes", query="sheep")
     model, trace = run([two, "done"], [calculator, search_rhymes],
                        protocol=NativeProtocol())
     # The stop string ends the reply after the first call: one call per step with native stops.
     assert [r.name for r in trace.results] == ["calculator"]
+
+
+def test_parallel_calls_run_each_call_and_append_the_results_in_order():
+    two = tagged("calculator", expression="2+2") + "\n" + tagged("calculator", expression="3*5")
+    model, trace = run([two, "4 and 15."], [calculator], parallel_calls=True)
+    first = trace.steps[0]
+    assert first.generation.stop_reason == "end_of_turn"  # no stop at the first </tool_call>
+    assert [r.content for r in trace.results] == ["4", "15"]
+    assistant, *tools = first.appended
+    assert [c["function"]["arguments"]["expression"] for c in assistant["tool_calls"]] == ["2+2", "3*5"]
+    assert [m["content"].split("\n")[0] for m in tools] == ["4", "15"]
+    prompt = trace.steps[1].generation.prompt  # both results, in one user turn, in order
+    assert prompt.index("<tool_response>\n4\n") < prompt.index("<tool_response>\n15\n")
+    assert prompt.count("<|im_start|>user\n<tool_response>") == 1
+
+
+def test_the_calls_run_from_one_reply_are_capped():
+    many = "\n".join(tagged("calculator", expression=f"{i}+1") for i in range(20))
+    model, trace = run([many, "done"], [calculator], parallel_calls=True, max_calls=5, max_new_tokens=5000)
+    results = trace.steps[0].results
+    assert [r.content for r in results[:5]] == ["1", "2", "3", "4", "5"]
+    assert len(results) == 6 and results[5].error_kind == "too_many_calls"
+    assert "first 5 calls" in results[5].content and "15 after them" in results[5].content
+
+
+def test_a_reply_of_thousands_of_broken_tags_feeds_back_a_few_errors_only():
+    reply = "<tool_call>\n{\n</tool_call>\n" * 3000
+    model, trace = run([reply, "done"], [calculator], parallel_calls=True, max_new_tokens=100_000)
+    results = trace.steps[0].results
+    assert len(results) == 4 and results[-1].error_kind == "too_many_errors"
+    assert "2997 more calls" in results[-1].content
+    fed_back = sum(len(m["content"]) for m in trace.steps[0].appended if m["role"] == "tool")
+    assert fed_back < 3000  # bytes of error text; the uncapped harness appended about 78 KB
 
 
 def test_unknown_tool_lists_the_known_ones():
