@@ -27,11 +27,12 @@ PASSED = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),shown,passed)
 venv: $(VENV)/.installed
 
 ## Both offline packs (0.5B and 1.5B) are installed: chapters run on the 1.5B pack by default.
-$(VENV)/.installed: requirements.txt requirements-pack-0.5b.txt requirements-pack-1.5b.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-pack-0.5b.txt requirements-pack-1.5b.txt requirements-bfcl.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements.txt
 	$(PIP) --no-deps --require-hashes -r requirements-pack-0.5b.txt
 	$(PIP) --no-deps --require-hashes -r requirements-pack-1.5b.txt
+	$(PIP) --no-deps --require-hashes -r requirements-bfcl.txt
 	$(PIP) --no-deps -e .
 	touch $@
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import torch
 
 from .chat_model import ModelInfo, TemplateChat
-from .constraint import Constraint
+from .constraint import BatchMask, Constraint
 from .generation import KVState, TokenStream
 from .replies import Detokenizer, Generation, Token
 
@@ -56,26 +56,41 @@ class LiveModel(TemplateChat):
                           eos=self.tok.convert_tokens_to_ids("<|im_end|>"))
 
     def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
-        """Greedy replies to several conversations in one batch.
+        """Greedy replies to several conversations in one batch (see `generate_prompts`)."""
+        return self.generate_prompts([self.render(m, tools) for m in conversations], max_new_tokens=max_new_tokens)
+
+    def generate_prompts(self, prompts: list[str], *, max_new_tokens: int = 256,
+                         grammars: list[str | None] | None = None) -> list[Generation]:
+        """Greedy replies to rendered prompts, in one batch; each row may have a grammar.
 
         The prompts are padded on the left so that every row ends where its reply begins;
-        transformers' `generate` runs the loop. Greedy replies in a batch can differ in rare
-        tokens from one-at-a-time replies (padding changes the floating-point sums).
+        transformers' `generate` runs the loop (a row's grammar masks its scores through
+        `kitchen.constraint.BatchMask`). Greedy replies in a batch can differ in rare tokens from
+        one-at-a-time replies (padding changes the floating-point sums).
         """
-        prompts = [self.render(m, tools) for m in conversations]
         batch = self.tok(prompts, return_tensors="pt", padding=True, padding_side="left",
                          add_special_tokens=False)
         end_ids = sorted(self.end_ids)
+        mask, processors = None, None
+        if grammars and any(grammars):
+            from transformers import LogitsProcessorList  # imported here: a replayed chapter never needs it
+
+            mask = BatchMask([self.constraint(g) if g else None for g in grammars], self.end_ids)
+            processors = LogitsProcessorList([mask])
         t0 = time.perf_counter()
         with torch.inference_mode():
             out = self.hf_model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
                                          eos_token_id=end_ids, pad_token_id=self.tok.pad_token_id,
-                                         output_scores=True, return_dict_in_generate=True)
+                                         output_scores=True, return_dict_in_generate=True,
+                                         logits_processor=processors)
         seconds = time.perf_counter() - t0
         width = batch["input_ids"].shape[1]
         probs = torch.stack(out.scores, dim=1).float().softmax(-1)  # [batch, steps, vocab]
-        return [self._row(prompt, out.sequences[row, width:].tolist(), probs[row], seconds)
+        gens = [self._row(prompt, out.sequences[row, width:].tolist(), probs[row], seconds)
                 for row, prompt in enumerate(prompts)]
+        for row in (mask.dead_ends if mask else ()):
+            gens[row].stop_reason = "grammar_dead_end"
+        return gens
 
     def _row(self, prompt: str, ids: list[int], probs: torch.Tensor, seconds: float) -> Generation:
         """One batch row as a `Generation`, cut after its end-of-turn token."""

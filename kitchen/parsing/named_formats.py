@@ -39,7 +39,7 @@ def scan_python(ctx: Context) -> list[Hit]:
     >>> parse_tool_calls(text, ["python"], tools=[calculator]).errors[0].kind
     'not_literal'
     """
-    names = sorted((n for n in ctx.tools if n.isidentifier()), key=len, reverse=True)
+    names = sorted((n for n in ctx.tools if _dotted_name(n)), key=len, reverse=True)
     if not names:
         return []
     text, hits, pos = ctx.text, [], 0
@@ -61,6 +61,11 @@ def scan_python(ctx: Context) -> list[Hit]:
         hits.append(make_hit(ctx, "python", verdict, start, end))
         pos = end
     return hits
+
+
+def _dotted_name(name: str) -> bool:
+    """A name a Python call can use: an identifier, or several joined by dots (``math.hypot``)."""
+    return all(part.isidentifier() for part in name.split("."))
 
 
 def _python_example(tool: Tool) -> str:
@@ -102,7 +107,7 @@ def _read_python_call(source: str, tool: Tool) -> Verdict:
             f"{short(source)} is not a valid Python call ({reason}). Write it like {example}, "
             f"with plain values."))
     call = tree.body
-    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+    if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return Verdict("bad_call", tool.name,
                        message=f"{short(source)} is not a plain call. Write it like {example}.")
 

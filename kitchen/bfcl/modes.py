@@ -1,0 +1,73 @@
+"""The three ways chapter 08 asks a BFCL question, each one the series already teaches.
+
+- ``native``: the functions go through Qwen's chat template as tools (chapter 02); the calls are
+  found by the harness's parser in any format it accepts (chapter 04: tags, bare or fenced JSON).
+- ``prompt``: the functions are described in BFCL's own system prompt for prompt-mode models,
+  which asks for ``[func(a=1), func2(b=2)]``; the calls are read Python-style with `ast`.
+- ``constrained``: native, with chapter 07's grammar under ``tool_choice="auto"`` and several calls
+  allowed, so a call is valid by construction but the model may still decline to call.
+
+Each mode turns a case into a `Request` (messages, tools, grammar) and reads the reply's calls.
+Does not run a model (`kitchen.bfcl.runner`) or grade (`kitchen.bfcl.grading`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from ..grammar import GrammarError, call_grammar
+from ..parsing import NATIVE_FORMATS, ParseResult, parse_tool_calls
+from .data import Case, described, tool_schemas
+
+Mode = Literal["native", "prompt", "constrained"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+
+
+@dataclass
+class Request:
+    """What the model is given for one case: messages, tools for the chat template (None in
+    prompt mode), a grammar (constrained mode) and, if no grammar could be built, why."""
+
+    messages: list[dict]
+    tools: list[dict] | None
+    grammar: str | None = None
+    grammar_error: str = ""
+
+
+def bfcl_system_prompt(case: Case) -> str:
+    """BFCL's default system prompt for prompt-mode models, put together from the package's own
+    templates (classic style, plain text, Python calls without a tag, functions as JSON), as its
+    `formulate_system_prompt` does for its default format."""
+    from bfcl_eval.constants import default_prompts as p
+
+    style = p.PROMPT_STYLE_TEMPLATES["classic"]
+    return p.PROMPT_TEMPLATE_MAPPING["plaintext"].format(
+        persona=style["persona"], task=style["task"],
+        tool_call_format=style["tool_call_no_tag"].format(output_format=p.OUTPUT_FORMAT_MAPPING["python"],
+                                                          param_types=p.PARAM_TYPE_MAPPING["python"]),
+        multiturn_behavior=style["multiturn_behavior"],
+        available_tools=style["available_tools"].format(
+            format="json", functions=json.dumps(described(case.functions, case.category), indent=4)))
+
+
+def request(case: Case, mode: Mode) -> Request:
+    """The messages, tools and grammar for `case` in `mode`."""
+    if mode == "prompt":
+        return Request([{"role": "system", "content": bfcl_system_prompt(case)}, *case.messages], None)
+    tools = tool_schemas(case)
+    if mode == "native":
+        return Request(list(case.messages), tools)
+    if mode == "constrained":
+        try:
+            return Request(list(case.messages), tools, call_grammar(tools, "auto", parallel=True))
+        except GrammarError as err:  # decoded freely, and the case's line says why
+            return Request(list(case.messages), tools, None, str(err))
+    raise ValueError(f"Unknown mode {mode!r}; the modes are {MODES}.")
+
+
+def find_calls(case: Case, mode: Mode, text: str) -> ParseResult:
+    """The calls in a reply, read the way `mode` asks for them (never raises)."""
+    formats = ("python",) if mode == "prompt" else NATIVE_FORMATS
+    return parse_tool_calls(text, formats, tools=tool_schemas(case))

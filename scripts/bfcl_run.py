@@ -1,0 +1,80 @@
+"""Chapter 08: BFCL's single-turn categories on an offline pack, in one mode, graded by BFCL.
+
+    python scripts/bfcl_run.py --tier 0.5b --mode native            # 1,240 cases, default dtype
+    python scripts/bfcl_run.py --tier 1.5b --mode prompt --dtype bfloat16
+    python scripts/bfcl_run.py --tier 0.5b --mode native --slice 20 --dtype float32 --out data/bfcl/slice.jsonl
+    python scripts/bfcl_run.py --tier 0.5b --mode native --compare 24  # batched vs one at a time
+
+Writes one JSON line per case to data/bfcl/<tier>-<mode>-<dtype>.jsonl as batches finish; run it
+again and it resumes where it stopped. Prints cases/s, and the accuracy per category. `--compare N`
+runs the first N cases of the slice batched and one at a time (not saved), and prints the ratio
+of their speeds and how many replies differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from kitchen.bfcl.data import CATEGORIES, load_cases  # noqa: E402
+from kitchen.bfcl.modes import MODES  # noqa: E402
+from kitchen.bfcl.results import results_path, slice_cases, summary_table  # noqa: E402
+from kitchen.bfcl.runner import read_results, run_cases  # noqa: E402
+from kitchen.models import load_model  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tier", default="0.5b", choices=["0.5b", "1.5b"])
+    parser.add_argument("--mode", default="native", choices=MODES)
+    parser.add_argument("--dtype", default=None, help="float32, bfloat16 or int8 (default: the machine's best)")
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--slice", type=int, default=0, help="only the first N cases of each category")
+    parser.add_argument("--categories", nargs="*", default=list(CATEGORIES))
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--compare", type=int, default=0, help="time N cases batched against one at a time")
+    args = parser.parse_args()
+
+    model = load_model(args.tier, "pack", dtype=args.dtype)
+    cases = load_cases(args.categories)
+    if args.slice:
+        cases = slice_cases(cases, args.slice)
+    if args.compare:
+        compare(model, cases[: args.compare], args.mode, args.batch_size)
+        return
+    out = args.out or results_path(args.tier, args.mode, model.info.dtype)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    already = len(read_results(out))
+    t0 = time.perf_counter()
+    lines = run_cases(model, cases, args.mode, out, batch_size=args.batch_size)
+    seconds = time.perf_counter() - t0
+    ran = len(read_results(out)) - already
+    print(f"{out}: {len(lines)} cases, {ran} run now in {seconds:.0f} s: {ran / seconds:.2f} cases/s "
+          f"({model.info.model_name}, {model.info.dtype}, batches of {args.batch_size})")
+    print(summary_table(lines))
+
+
+def compare(model, cases, mode, batch_size) -> None:
+    t0 = time.perf_counter()
+    batched = run_cases(model, cases, mode, None, batch_size=batch_size, progress=False)
+    t1 = time.perf_counter()
+    single = run_cases(model, cases, mode, None, batch_size=1, progress=False)
+    t2 = time.perf_counter()
+    differ = sum(a["reply"] != b["reply"] for a, b in zip(batched, single))
+    verdicts = sum(a["valid"] != b["valid"] for a, b in zip(batched, single))
+    print(f"{len(cases)} cases: batched (size {batch_size}) {len(cases) / (t1 - t0):.2f} cases/s, one at a time "
+          f"{len(cases) / (t2 - t1):.2f} cases/s: {(t2 - t1) / (t1 - t0):.2f}x; replies that differ: {differ}, "
+          f"verdicts that differ: {verdicts}")
+    print(Counter((a["category"], a["reply"] == b["reply"]) for a, b in zip(batched, single)))
+
+
+if __name__ == "__main__":
+    main()
