@@ -77,13 +77,16 @@ class ChatModel(Protocol):
     def generate_batch(self, conversations: Sequence[Sequence[dict]], tools: Tools = None, *,
                        max_new_tokens: int = 256) -> list[Generation]: ...
 
+    def generate_prompts(self, prompts: Sequence[str], *, max_new_tokens: int = 256,
+                         grammars: Sequence[str | None] | None = None) -> list[Generation]: ...
+
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]: ...
 
 
 class TemplateChat:
     """What every `ChatModel` of the series shares: the prompt is its tokenizer's chat template.
 
-    Subclasses set `info` and `tok` and supply `stream` (and, where they can, `generate_batch`
+    Subclasses set `info` and `tok` and supply `stream` (and, where they can, `generate_prompts`
     and `logprobs`).
     """
 
@@ -119,7 +122,12 @@ class TemplateChat:
 
     def generate_batch(self, conversations: Sequence[Sequence[dict]], tools: Tools = None, *,
                        max_new_tokens: int = 256) -> list[Generation]:
-        """Greedy replies to several conversations at once."""
+        """Greedy replies to several conversations at once (see `generate_prompts`)."""
+        return self.generate_prompts([self.render(m, tools) for m in conversations], max_new_tokens=max_new_tokens)
+
+    def generate_prompts(self, prompts: Sequence[str], *, max_new_tokens: int = 256,
+                         grammars: Sequence[str | None] | None = None) -> list[Generation]:
+        """Greedy replies to rendered prompts in one batch, each row held to its grammar if any."""
         raise NotImplementedError(f"{type(self).__name__} does not generate batches")
 
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:

@@ -55,10 +55,6 @@ class LiveModel(TemplateChat):
         return Constraint(self.tok, grammar, n_vocab=self.hf_model.config.vocab_size,
                           eos=self.tok.convert_tokens_to_ids("<|im_end|>"))
 
-    def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
-        """Greedy replies to several conversations in one batch (see `generate_prompts`)."""
-        return self.generate_prompts([self.render(m, tools) for m in conversations], max_new_tokens=max_new_tokens)
-
     def generate_prompts(self, prompts: list[str], *, max_new_tokens: int = 256,
                          grammars: list[str | None] | None = None) -> list[Generation]:
         """Greedy replies to rendered prompts, in one batch; each row may have a grammar.

@@ -144,3 +144,23 @@ def accuracy_figure(series: dict[str, list], title: str = "") -> plt.Figure:
     fig.tight_layout()
     plt.close(fig)
     return fig
+
+
+@_styled
+def grouped_bar_figure(groups: Sequence[str], series: dict[str, Sequence[float | None]], *, ylabel: str,
+                       title: str = "") -> plt.Figure:
+    """Vertical bars: one group per label in `groups`, one bar per series in each (None: no bar)."""
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    width = 0.8 / max(1, len(series))
+    for n, (name, values) in enumerate(series.items()):
+        xs = [i + (n - (len(series) - 1) / 2) * width for i, v in enumerate(values) if v is not None]
+        ax.bar(xs, [v for v in values if v is not None], width=width * 0.95, label=name)
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -51,12 +51,22 @@ class RecordingModel(TemplateChat):
 
     def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
         gens = self.inner.generate_batch(conversations, tools, max_new_tokens=max_new_tokens)
-        settings = {"max_new_tokens": max_new_tokens, "stop": [], "top_k": 0, "batch": len(gens)}
-        for messages, gen in zip(conversations, gens):
-            self._append(run_from_generation(
-                gen, kind="batch", key=batch_key(gen.prompt, max_new_tokens), messages=messages,
-                tools=[as_schema(t) for t in tools or []], prefix="", settings=settings))
+        self._append_rows(gens, max_new_tokens, list(conversations), [as_schema(t) for t in tools or []])
         return gens
+
+    def generate_prompts(self, prompts, *, max_new_tokens=256, grammars=None) -> list[Generation]:
+        gens = self.inner.generate_prompts(prompts, max_new_tokens=max_new_tokens, grammars=grammars)
+        self._append_rows(gens, max_new_tokens, [[] for _ in gens], [], grammars)
+        return gens
+
+    def _append_rows(self, gens, max_new_tokens, conversations, tools, grammars=None) -> None:
+        """Record each row of a batch (the prompt, and the messages when the caller gave them)."""
+        for messages, gen, grammar in zip(conversations, gens, grammars or [None] * len(gens)):
+            settings = {"max_new_tokens": max_new_tokens, "stop": [], "top_k": 0, "batch": len(gens),
+                        **({"grammar": grammar} if grammar else {})}
+            self._append(run_from_generation(
+                gen, kind="batch", key=batch_key(gen.prompt, max_new_tokens, grammar), messages=messages,
+                tools=tools, prefix="", settings=settings))
 
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
         out = self.inner.logprobs(prompt, continuation)

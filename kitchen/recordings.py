@@ -31,9 +31,9 @@ def run_key(prompt: str, max_new_tokens: int, stop: Sequence[str], grammar: str 
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def batch_key(prompt: str, max_new_tokens: int) -> str:
+def batch_key(prompt: str, max_new_tokens: int, grammar: str | None = None) -> str:
     """Identity of one row of a batched request (batched replies are recorded apart)."""
-    return run_key(prompt, max_new_tokens, ["(batch)"])
+    return run_key(prompt, max_new_tokens, ["(batch)"], grammar)
 
 
 def score_key(prompt: str, continuation: str) -> str:

@@ -69,14 +69,14 @@ class ReplayModel(TemplateChat):
                 f"Use a live source (KITCHEN_MODEL={self.tier}:pack) to ask something new.")
         return FinishedStream(generation_from_run(run, top_k))
 
-    def generate_batch(self, conversations, tools=None, *, max_new_tokens=256) -> list[Generation]:
+    def generate_prompts(self, prompts, *, max_new_tokens=256, grammars=None) -> list[Generation]:
         out = []
-        for messages in conversations:
-            prompt = self.render(messages, tools)
-            run = self.runs.get(batch_key(prompt, max_new_tokens))
+        for prompt, grammar in zip(prompts, grammars or [None] * len(prompts)):
+            run = self.runs.get(batch_key(prompt, max_new_tokens, grammar))
             if run is None:
+                last_user = prompt.rsplit("<|im_start|>user\n", 1)[-1][:80]
                 raise ReplayMiss(f"No recording answers this batched request to the {self.tier.upper()} "
-                                 f"tier ({messages[-1]['content'][:80]!r}).")
+                                 f"tier ({last_user!r}).")
             out.append(generation_from_run(run, RECORD_TOP_K))
         return out
 

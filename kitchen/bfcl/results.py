@@ -14,6 +14,7 @@ from typing import Sequence
 from ..paths import DATA
 from .data import CATEGORIES, Case
 from .grading import error_family
+from .runner import read_results
 
 RESULTS_DIR = DATA / "bfcl"
 
@@ -53,6 +54,40 @@ def accuracy(lines: Sequence[dict]) -> dict[str, float]:
     if lines:
         out["overall"] = 100 * sum(bool(line["valid"]) for line in lines) / len(lines)
     return out
+
+
+def cases_per_second(lines: Sequence[dict]) -> float | None:
+    """How fast a run went: cases over the generation time its lines record (None if they don't).
+
+    >>> cases_per_second([{"seconds": 0.5}, {"seconds": 1.5}])
+    1.0
+    """
+    seconds = [line["seconds"] for line in lines if "seconds" in line]
+    return len(seconds) / sum(seconds) if seconds and sum(seconds) > 0 else None
+
+
+def committed_runs() -> dict[tuple[str, str, str], list[dict]]:
+    """Every full run committed in data/bfcl, by (tier, mode, dtype)."""
+    runs = {}
+    for path in sorted(RESULTS_DIR.glob("*.jsonl")):
+        parts = path.stem.split("-")
+        if len(parts) == 3:
+            runs[(parts[0], parts[1], parts[2])] = read_results(path)
+    return runs
+
+
+def by_function_count(lines: Sequence[dict], cases: Sequence[Case]) -> dict[int, tuple[int, int]]:
+    """(right, total) by how many functions the case offered, over the categories that expect a
+    call (irrelevance left out: there, more functions only make a wrong call easier)."""
+    offered = {c.id: len(c.functions) for c in cases}
+    out: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for line in lines:
+        if line["category"] == "irrelevance":
+            continue
+        n = offered[line["id"]]
+        out[n][0] += bool(line["valid"])
+        out[n][1] += 1
+    return {n: (right, total) for n, (right, total) in sorted(out.items())}
 
 
 def error_families(lines: Sequence[dict]) -> Counter:

@@ -7,8 +7,8 @@ already in the file are skipped, so a run that was stopped resumes where it stop
 bar shows cases/s and the time left.
 
 One line holds: id, category, mode, the raw reply, the calls found, parse errors, BFCL's verdict
-and error type, the stop reason, token counts and the run's setting (model, source, dtype, batch
-size, date).
+and error type, the stop reason, token counts, the run's setting (model, source, dtype, batch
+size, date) and the case's share of its batch's generation time (`seconds`).
 """
 
 from __future__ import annotations
@@ -90,9 +90,10 @@ def run_cases(model: Any, cases: Sequence[Case], mode: Mode, out: Path | str | N
     for batch in batches(model, cases, mode, batch_size):
         if all(case.id in done for case, _, _ in batch):
             continue
-        gens = model.generate_prompts([p for _, _, p in batch], max_new_tokens=max_new_tokens,
-                                      grammars=[r.grammar for _, r, _ in batch])
-        lines = [case_line(case, mode, req, gen, setting) for (case, req, _), gen in zip(batch, gens)
+        (gens, seconds) = timed(model.generate_prompts, [p for _, _, p in batch], max_new_tokens=max_new_tokens,
+                                grammars=[r.grammar for _, r, _ in batch])
+        share = {"seconds": round(seconds / len(batch), 3)}  # the batch's time, shared by its cases
+        lines = [case_line(case, mode, req, gen, {**setting, **share}) for (case, req, _), gen in zip(batch, gens)
                  if case.id not in done]
         if out:
             with open(out, "a", encoding="utf-8") as f:
