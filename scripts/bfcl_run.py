@@ -7,17 +7,18 @@
 
 Writes one JSON line per case to data/bfcl/<tier>-<mode>-<dtype>.jsonl as batches finish; run it
 again and it resumes where it stopped. Prints cases/s, and the accuracy per category. `--compare N`
-runs the first N cases of the slice batched and one at a time (not saved), and prints the ratio
-of their speeds and how many replies differ.
+runs the first N cases (of the slice, if given) batched and one at a time, and prints the ratio of
+their speeds and how many replies and verdicts differ (saved to data/bfcl/batching-<tier>-<mode>-<dtype>.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +27,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from kitchen.bfcl.data import CATEGORIES, load_cases  # noqa: E402
 from kitchen.bfcl.modes import MODES  # noqa: E402
-from kitchen.bfcl.results import results_path, slice_cases, summary_table  # noqa: E402
+from kitchen.bfcl.results import RESULTS_DIR, results_path, slice_cases, summary_table  # noqa: E402
 from kitchen.bfcl.runner import read_results, run_cases  # noqa: E402
 from kitchen.models import load_model  # noqa: E402
 
@@ -68,12 +69,19 @@ def compare(model, cases, mode, batch_size) -> None:
     t1 = time.perf_counter()
     single = run_cases(model, cases, mode, None, batch_size=1, progress=False)
     t2 = time.perf_counter()
-    differ = sum(a["reply"] != b["reply"] for a, b in zip(batched, single))
-    verdicts = sum(a["valid"] != b["valid"] for a, b in zip(batched, single))
+    differ = [a["id"] for a, b in zip(batched, single) if a["reply"] != b["reply"]]
+    verdicts = [a["id"] for a, b in zip(batched, single) if a["valid"] != b["valid"]]
+    result = {"model": model.info.model_name, "source": model.info.source, "dtype": model.info.dtype,
+              "mode": mode, "date": datetime.date.today().isoformat(), "cases": [c.id for c in cases],
+              "batch_size": batch_size, "batched_seconds": round(t1 - t0, 1), "single_seconds": round(t2 - t1, 1),
+              "speedup": round((t2 - t1) / (t1 - t0), 2), "replies_that_differ": differ,
+              "verdicts_that_differ": verdicts, "batched_right": sum(a["valid"] for a in batched),
+              "single_right": sum(b["valid"] for b in single)}
+    path = RESULTS_DIR / f"batching-{model.info.tier}-{mode}-{model.info.dtype}.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
     print(f"{len(cases)} cases: batched (size {batch_size}) {len(cases) / (t1 - t0):.2f} cases/s, one at a time "
-          f"{len(cases) / (t2 - t1):.2f} cases/s: {(t2 - t1) / (t1 - t0):.2f}x; replies that differ: {differ}, "
-          f"verdicts that differ: {verdicts}")
-    print(Counter((a["category"], a["reply"] == b["reply"]) for a, b in zip(batched, single)))
+          f"{len(cases) / (t2 - t1):.2f} cases/s: {result['speedup']:.2f}x; replies that differ: {len(differ)}, "
+          f"verdicts that differ: {len(verdicts)} -> {path}")
 
 
 if __name__ == "__main__":

@@ -128,7 +128,7 @@ def ground_truth_calls(case: Case) -> list[Any]:
 
 
 FAMILIES = {
-    "wrong_func_name": "wrong function", "wrong_count": "wrong count", "cannot_find_match": "wrong count",
+    "wrong_func_name": "wrong function", "wrong_count": "wrong count", "cannot_find_match": "a call that matches no answer",
     "missing_required": "missing argument", "missing_optional": "wrong value",
     "unexpected_param": "extra argument", "type_error": "wrong type", "value_error": "wrong value",
     "decoder_failed": "no call", "decoder_success": "call where none was wanted", "checker_error": "unparsable",

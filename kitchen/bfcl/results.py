@@ -66,27 +66,39 @@ def cases_per_second(lines: Sequence[dict]) -> float | None:
     return len(seconds) / sum(seconds) if seconds and sum(seconds) > 0 else None
 
 
-def committed_runs() -> dict[tuple[str, str, str], list[dict]]:
-    """Every full run committed in data/bfcl, by (tier, mode, dtype)."""
+FULL_RUN = 1240  # every case of the five categories
+
+
+def committed_runs(complete: bool = True) -> dict[tuple[str, str, str], list[dict]]:
+    """The runs committed in data/bfcl, by (tier, mode, dtype); only complete ones (every case)
+    unless `complete=False` (a run still under way is committed as it stands, to be resumed)."""
     runs = {}
     for path in sorted(RESULTS_DIR.glob("*.jsonl")):
         parts = path.stem.split("-")
         if len(parts) == 3:
-            runs[(parts[0], parts[1], parts[2])] = read_results(path)
+            lines = read_results(path)
+            if len(lines) == FULL_RUN or not complete:
+                runs[(parts[0], parts[1], parts[2])] = lines
     return runs
 
 
-def by_function_count(lines: Sequence[dict], cases: Sequence[Case]) -> dict[int, tuple[int, int]]:
-    """(right, total) by how many functions the case offered, over the categories that expect a
-    call (irrelevance left out: there, more functions only make a wrong call easier)."""
+def by_function_count(lines: Sequence[dict], cases: Sequence[Case],
+                      categories: Sequence[str] = ("simple_python", "multiple")) -> dict[int, tuple[int, int]]:
+    """(right, total) by how many functions the case offered, over `categories` (by default the
+    two that expect exactly one call, so the count of calls does not get in the way).
+
+    >>> cases = [Case("a", "multiple", [], [{}, {}], []), Case("b", "multiple", [], [{}], [])]
+    >>> by_function_count([{"id": "a", "category": "multiple", "valid": True},
+    ...                    {"id": "b", "category": "multiple", "valid": False}], cases)
+    {1: (0, 1), 2: (1, 1)}
+    """
     offered = {c.id: len(c.functions) for c in cases}
     out: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for line in lines:
-        if line["category"] == "irrelevance":
-            continue
-        n = offered[line["id"]]
-        out[n][0] += bool(line["valid"])
-        out[n][1] += 1
+        if line["category"] in categories:
+            n = offered[line["id"]]
+            out[n][0] += bool(line["valid"])
+            out[n][1] += 1
     return {n: (right, total) for n, (right, total) in sorted(out.items())}
 
 
