@@ -66,12 +66,16 @@ def test_committed_recordings_replay_their_own_prompts(path):
     for run in data["runs"]:
         if run["kind"] == "logprobs":
             continue
-        prompt = replay.render(run["messages"], run["tools"] or None, prefix=run["prefix"])
-        assert prompt == run["prompt"]
+        if run["messages"]:
+            prompt = replay.render(run["messages"], run["tools"] or None, prefix=run["prefix"])
+            assert prompt == run["prompt"]
+        else:  # a batch row sent as a rendered prompt (generate_prompts): the prompt is what was recorded
+            assert run["kind"] == "batch" and run["prompt"].startswith("<|im_start|>")
+            prompt = run["prompt"]
         settings = run["settings"]
         key = (run_key(prompt, settings["max_new_tokens"], settings["stop"], settings.get("grammar"))
                if run["kind"] == "generate"
-               else batch_key(prompt, settings["max_new_tokens"]))
+               else batch_key(prompt, settings["max_new_tokens"], settings.get("grammar")))
         assert run["key"] == key
         assert replay.encode(prompt) == run["prompt_ids"]
         assert replay.tok.decode([i for i in run["token_ids"] if i not in replay.end_ids]) == run["text"]
@@ -91,3 +95,18 @@ def test_batched_requests_are_recorded_and_replayed(tmp_path):
     assert [g.token_ids for g in again] == [g.token_ids for g in live]
     with pytest.raises(ReplayMiss):
         replay.generate(MESSAGES, max_new_tokens=5)  # a batched reply does not answer a single request
+
+
+def test_rendered_prompts_with_grammars_are_recorded_and_replayed(tmp_path):
+    from kitchen.grammar import call_grammar
+
+    recorder = RecordingModel(tiny_model(), "prompts", folder=tmp_path)
+    prompts = [recorder.render(MESSAGES, [calculator]), recorder.render(MESSAGES)]
+    grammars = [call_grammar([calculator], "required"), None]
+    live = recorder.generate_prompts(prompts, max_new_tokens=12, grammars=grammars)
+    replay = ReplayModel("0.5b", folder=tmp_path)
+    again = replay.generate_prompts(prompts, max_new_tokens=12, grammars=grammars)
+    assert [g.token_ids for g in again] == [g.token_ids for g in live]
+    assert live[0].text.startswith("<tool_call>")  # the grammar held the first row
+    with pytest.raises(ReplayMiss):
+        replay.generate_prompts(prompts[:1], max_new_tokens=12)  # the same prompt without its grammar
