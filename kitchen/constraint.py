@@ -86,38 +86,3 @@ class Constraint:
     def finished(self) -> bool:
         """The grammar is complete and allows nothing but the end of the reply."""
         return self.matcher.is_stopped()
-
-
-class BatchMask:
-    """Grammars for the rows of a batch, as a transformers logits processor (`generate` calls it
-    before each step with the ids so far and the next-token scores).
-
-    A row without a grammar (None) is left free. A row whose grammar allows nothing more is given
-    its end-of-turn token, and `dead_ends` names it.
-    """
-
-    def __init__(self, constraints: list[Constraint | None], end_ids: set[int]):
-        self.rows, self.end_ids = constraints, end_ids
-        self.done = [c is None for c in constraints]
-        self.dead_ends: set[int] = set()
-        self._started = False
-
-    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        for row, constraint in enumerate(self.rows):
-            if self.done[row] or constraint is None:
-                continue
-            if self._started:
-                token_id = int(input_ids[row, -1])
-                if token_id in self.end_ids or constraint.finished:
-                    self.done[row] = True
-                    continue
-                constraint.consume(token_id)
-            allowed = constraint.allowed()
-            if not bool(allowed.any()):
-                self.dead_ends.add(row)
-                allowed = torch.zeros_like(allowed)
-                allowed[constraint.eos] = True
-            scores[row, : allowed.shape[0]].masked_fill_(~allowed, float("-inf"))
-            scores[row, allowed.shape[0]:] = float("-inf")
-        self._started = True
-        return scores

@@ -7,7 +7,7 @@ the end of the turn, at a stop string (such as `</tool_call>`) or at `max_new_to
 run is a `Generation`.
 
 Owns the decode loop and the KV state kept between calls. Does not sample (greedy only, so every
-run repeats), batch (`LiveModel.generate_prompts` uses transformers' `generate`) or load a model
+run repeats), batch (`LiveModel.generate_prompts`) or load a model
 (`kitchen.models`); the reply's data types live in `kitchen.replies`.
 """
 

@@ -12,10 +12,11 @@ from typing import Any, Callable
 import torch
 
 from .chat_model import ModelInfo, TemplateChat
-from .constraint import BatchMask, Constraint
-from .generation import KVState, TokenStream
+from .constraint import Constraint
+from .generation import KVState, TokenStream, common_prefix
 from .replies import Detokenizer, Generation, Token
 
+MIN_SHARED = 16  # the fewest shared prompt tokens pre-filled once for a whole batch
 DecodeStep = Callable[[Any, int, Any], torch.Tensor]  # (hf_model, token id, cache) -> next logits
 
 
@@ -59,47 +60,70 @@ class LiveModel(TemplateChat):
                          grammars: list[str | None] | None = None) -> list[Generation]:
         """Greedy replies to rendered prompts, in one batch; each row may have a grammar.
 
-        The prompts are padded on the left so that every row ends where its reply begins;
-        transformers' `generate` runs the loop (a row's grammar masks its scores through
-        `kitchen.constraint.BatchMask`). Greedy replies in a batch can differ in rare tokens from
-        one-at-a-time replies (padding changes the floating-point sums).
+        Pre-fill goes prompt by prompt, each from the KV cache of the start all the prompts share
+        (a chat template's system text: computed once), so no row pays for another's padding.
+        The rows' caches are then put side by side, padded on the left, and each step decodes one
+        token for every row still writing; a row that has ended (its end-of-turn token, or a
+        grammar dead end) leaves the batch. Greedy replies in a batch can differ in rare tokens
+        from one-at-a-time replies (the batch's size changes the floating-point sums; in int8, the
+        activations' scale).
         """
-        batch = self.tok(prompts, return_tensors="pt", padding=True, padding_side="left",
-                         add_special_tokens=False)
-        end_ids = sorted(self.end_ids)
-        mask, processors = None, None
-        if grammars and any(grammars):
-            from transformers import LogitsProcessorList  # imported here: a replayed chapter never needs it
-
-            mask = BatchMask([self.constraint(g) if g else None for g in grammars], self.end_ids)
-            processors = LogitsProcessorList([mask])
+        rows = _BatchRows(self, prompts, grammars)
         t0 = time.perf_counter()
         with torch.inference_mode():
-            out = self.hf_model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
-                                         eos_token_id=end_ids, pad_token_id=self.tok.pad_token_id,
-                                         output_scores=True, return_dict_in_generate=True,
-                                         logits_processor=processors)
+            cache, attention, logits = self._prefill_rows([self.encode(p) for p in prompts])
+            for step in range(max_new_tokens):
+                next_ids = rows.choose(logits)
+                keep = rows.still_writing()
+                if step == max_new_tokens - 1 or not keep:
+                    break
+                if len(keep) < attention.shape[0]:
+                    index = torch.tensor(keep)
+                    cache.batch_select_indices(index)
+                    attention, next_ids = attention[index], next_ids[index]
+                    rows.keep(keep)
+                attention = torch.cat([attention, attention.new_ones(attention.shape[0], 1)], dim=1)
+                out = self.hf_model(input_ids=next_ids[:, None], attention_mask=attention,
+                                    position_ids=attention.sum(-1, keepdim=True) - 1, cache=cache, use_cache=True)
+                cache, logits = out.cache, out.logits[:, -1].float()
         seconds = time.perf_counter() - t0
-        width = batch["input_ids"].shape[1]
-        probs = torch.stack(out.scores, dim=1).float().softmax(-1)  # [batch, steps, vocab]
-        gens = [self._row(prompt, out.sequences[row, width:].tolist(), probs[row], seconds)
-                for row, prompt in enumerate(prompts)]
-        for row in (mask.dead_ends if mask else ()):
-            gens[row].stop_reason = "grammar_dead_end"
-        return gens
+        return [self._row(prompt, ids, probs, seconds, dead_end)
+                for prompt, ids, probs, dead_end in zip(prompts, rows.ids, rows.probs, rows.dead_ends)]
 
-    def _row(self, prompt: str, ids: list[int], probs: torch.Tensor, seconds: float) -> Generation:
-        """One batch row as a `Generation`, cut after its end-of-turn token."""
+    def _prefill_rows(self, rows: list[list[int]]) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        """Pre-fill each row of token ids alone, after their shared start (pre-filled once); return
+        the batch's KV cache (rows padded on the left), its attention mask and the next-token logits."""
+        from transformers import DynamicCache  # imported here: a replayed chapter never needs it
+
+        shared = min([common_prefix(rows[0], r) for r in rows[1:]] + [min(map(len, rows)) - 1]) if len(rows) > 1 else 0
+        shared = shared if shared >= MIN_SHARED else 0  # a few shared tokens are not worth a forward pass
+        start: list[tuple[torch.Tensor, torch.Tensor]] = []
+        if shared:
+            out = self.hf_model(input_ids=torch.tensor([rows[0][:shared]]), use_cache=True, logits_to_keep=1)
+            start = [(layer.keys, layer.values) for layer in out.cache.layers]
+        caches, logits = [], []
+        for ids in rows:
+            out = self.hf_model(input_ids=torch.tensor([ids[shared:]]), cache=DynamicCache(start) if start else None,
+                                use_cache=True, logits_to_keep=1)
+            caches.append([(layer.keys, layer.values) for layer in out.cache.layers])
+            logits.append(out.logits[0, -1].float())
+        width = max(len(r) for r in rows)
+        pad = lambda t: torch.nn.functional.pad(t, (0, 0, width - t.shape[-2], 0))  # noqa: E731  (zeros on the left)
+        merged = [(torch.cat([pad(c[i][0]) for c in caches]), torch.cat([pad(c[i][1]) for c in caches]))
+                  for i in range(len(caches[0]))]
+        attention = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows])
+        return DynamicCache(merged), attention, torch.stack(logits)
+
+    def _row(self, prompt: str, ids: list[int], probs: list[float], seconds: float, dead_end: bool) -> Generation:
+        """One batch row as a `Generation`."""
         end_ids = self.end_ids
-        ids = ids[:next((i + 1 for i, t in enumerate(ids) if t in end_ids), len(ids))]
         detok = Detokenizer(self.tok)
-        tokens = [Token(t, "" if t in end_ids else detok.add(t), float(probs[i, t]))
-                  for i, t in enumerate(ids)]
+        tokens = [Token(t, "" if t in end_ids else detok.add(t), p) for t, p in zip(ids, probs)]
         prompt_ids = self.encode(prompt)
+        ended = "grammar_dead_end" if dead_end else "end_of_turn" if ids and ids[-1] in end_ids else "max_new_tokens"
         return Generation(
             prompt=prompt, prompt_ids=prompt_ids, token_ids=ids, tokens=tokens,
-            text=self.tok.decode([t for t in ids if t not in end_ids]),
-            stop_reason="end_of_turn" if ids and ids[-1] in end_ids else "max_new_tokens",
+            text=self.tok.decode([t for t in ids if t not in end_ids]), stop_reason=ended,
             prefilled_tokens=len(prompt_ids), prefill_seconds=0.0, decode_seconds=seconds)
 
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
@@ -108,3 +132,51 @@ class LiveModel(TemplateChat):
             logits = self.hf_model(input_ids=torch.tensor([p_ids + c_ids])).logits[0].float()
         logp = torch.log_softmax(logits[len(p_ids) - 1:-1], dim=-1)
         return [(self.tok.decode([t]), float(logp[i, t])) for i, t in enumerate(c_ids)]
+
+
+class _BatchRows:
+    """The rows of one batched greedy decode: each row's tokens, their probabilities, its grammar
+    state, and which rows are still writing (`live` maps the batch's current rows to them)."""
+
+    def __init__(self, model: LiveModel, prompts: list[str], grammars: list[str | None] | None):
+        n = len(prompts)
+        self.end_ids, self.eos = model.end_ids, model.tok.convert_tokens_to_ids("<|im_end|>")
+        self.constraints = [model.constraint(g) if g else None for g in (grammars or [None] * n)]
+        self.ids: list[list[int]] = [[] for _ in range(n)]
+        self.probs: list[list[float]] = [[] for _ in range(n)]
+        self.dead_ends = [False] * n
+        self.live = list(range(n))
+
+    def choose(self, logits: torch.Tensor) -> torch.Tensor:
+        """The next token of each current row (most likely, among the allowed ones where a grammar
+        holds the row); records it and its probability."""
+        for i, row in enumerate(self.live):
+            constraint = self.constraints[row]
+            if constraint is None:
+                continue
+            allowed = constraint.allowed()
+            if not bool(allowed.any()):  # the grammar allows nothing: the row ends here
+                self.dead_ends[row] = True
+                allowed = torch.zeros_like(allowed)
+                allowed[self.eos] = True
+            logits[i, : allowed.shape[0]].masked_fill_(~allowed, float("-inf"))
+            logits[i, allowed.shape[0]:] = float("-inf")
+        probs = logits.softmax(-1)
+        next_ids = probs.argmax(-1)
+        for i, row in enumerate(self.live):
+            token = int(next_ids[i])
+            if self.dead_ends[row]:
+                continue  # a dead end's forced end is not part of its reply
+            self.ids[row].append(token)
+            self.probs[row].append(float(probs[i, token]))
+            if token not in self.end_ids and self.constraints[row] is not None:
+                self.constraints[row].consume(token)
+        return next_ids
+
+    def still_writing(self) -> list[int]:
+        """Positions (in the current batch) of the rows that have not ended."""
+        return [i for i, row in enumerate(self.live)
+                if not self.dead_ends[row] and not (self.ids[row] and self.ids[row][-1] in self.end_ids)]
+
+    def keep(self, positions: list[int]) -> None:
+        self.live = [self.live[i] for i in positions]

@@ -138,6 +138,22 @@ def test_calls_are_read_the_way_each_mode_asks():
     assert find_calls(spotify, "native", text).calls == []  # native mode does not read Python calls
 
 
+def test_prompt_mode_reads_replies_as_bfcl_does():
+    spotify = next(c for c in CASES if c.id == "parallel_0")
+    # An argument the function does not have reaches BFCL's checker (not dropped by our parser).
+    extra = '[spotify.play(artist="Taylor Swift", duration=20, volume=3), spotify.play(artist="Maroon 5", duration=15)]'
+    verdict = grade(spotify, find_calls(spotify, "prompt", extra).calls)
+    assert not verdict.valid and verdict.error_type != NO_CALL
+    # So does a function that was not offered: in irrelevance it is a call where none was wanted.
+    irrelevant = next(c for c in CASES if c.category == "irrelevance")
+    assert grade(irrelevant, find_calls(irrelevant, "prompt", "[get_weather(city='Paris')]").calls).error_type == IRRELEVANT_CALL
+    # Prose, or calls inside prose, are not a list of calls: no call, and the decoder's reason.
+    for text in ("I cannot answer that.", "Sure: spotify.play(artist='A', duration=1) is what you need."):
+        read = find_calls(spotify, "prompt", text)
+        assert read.calls == [] and read.errors[0].kind == "bad_call"
+        assert grade(irrelevant, read.calls).valid and grade(spotify, read.calls).error_type == NO_CALL
+
+
 @pytest.fixture(scope="module")
 def model():
     return tiny_model()

@@ -98,6 +98,6 @@ def test_batch_rows_of_different_lengths(model):
         assert gen.prompt == model.render(messages) and gen.new_tokens == 6
         assert "".join(t.text for t in gen.tokens) == gen.text == model.tok.decode(gen.token_ids)
         assert all(0 < t.prob <= 1 for t in gen.tokens)
-    # The longest prompt has no padding, so its greedy reply is the one-at-a-time reply.
+    # Each row is pre-filled on its own (no padding), so the longest one's reply is the one-at-a-time reply.
     single = model.generate(conversations[2], max_new_tokens=6, reuse_cache=False)
     assert batch[2].token_ids == single.token_ids

@@ -3,7 +3,9 @@
 - ``native``: the functions go through Qwen's chat template as tools (chapter 02); the calls are
   found by the harness's parser in any format it accepts (chapter 04: tags, bare or fenced JSON).
 - ``prompt``: the functions are described in BFCL's own system prompt for prompt-mode models,
-  which asks for ``[func(a=1), func2(b=2)]``; the calls are read Python-style with `ast`.
+  which asks for ``[func(a=1), func2(b=2)]``; the calls are read with `ast` by BFCL's own decoder,
+  as BFCL reads a prompt-mode model's reply (any function name and argument reaches the checker;
+  a reply that is not a list of calls is no call).
 - ``constrained``: native, with chapter 07's grammar under ``tool_choice="auto"`` and several calls
   allowed, so a call is valid by construction but the model may still decline to call.
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from ..grammar import GrammarError, call_grammar
-from ..parsing import NATIVE_FORMATS, ParseResult, parse_tool_calls
+from ..parsing import NATIVE_FORMATS, ParseError, ParseResult, ToolCall, parse_tool_calls
 from .data import Case, described, tool_schemas
 
 Mode = Literal["native", "prompt", "constrained"]
@@ -69,5 +71,28 @@ def request(case: Case, mode: Mode) -> Request:
 
 def find_calls(case: Case, mode: Mode, text: str) -> ParseResult:
     """The calls in a reply, read the way `mode` asks for them (never raises)."""
-    formats = ("python",) if mode == "prompt" else NATIVE_FORMATS
-    return parse_tool_calls(text, formats, tools=tool_schemas(case))
+    if mode == "prompt":
+        return bfcl_decode(text)
+    return parse_tool_calls(text, NATIVE_FORMATS, tools=tool_schemas(case))
+
+
+def bfcl_decode(text: str) -> ParseResult:
+    """A prompt-mode reply read by BFCL's own decoder (`default_decode_ast_prompting`): the whole
+    reply must be a Python list of calls (or one call); otherwise there is no call and one
+    ``bad_call`` error says why.
+
+    >>> [(c.name, c.arguments) for c in bfcl_decode("[math.hypot(x=3, y=4)]").calls]
+    [('math.hypot', {'x': 3, 'y': 4})]
+    >>> bfcl_decode("The answer is 5.").errors[0].kind
+    'bad_call'
+    """
+    from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+
+    try:
+        decoded = default_decode_ast_prompting(text)
+        calls = [ToolCall(name, dict(arguments), "python", text, 0, len(text))
+                 for item in decoded for name, arguments in item.items()]
+    except Exception as err:  # BFCL's decoder raises on anything that is not a list of calls
+        error = ParseError("bad_call", f"BFCL's decoder: {type(err).__name__}: {err}", text, "python", 0, len(text))
+        return ParseResult([], [error], text)
+    return ParseResult(calls, [], "")

@@ -1,7 +1,8 @@
 """Running BFCL cases through a model in batches, one JSON line per case, resumable.
 
 `run_cases` renders each case's request (`kitchen.bfcl.modes`), generates greedy replies in
-batches of similar length (left padding), reads the calls with the project's parser, grades them
+batches of similar length (`LiveModel.generate_prompts`: each prompt pre-filled on its own after
+the start they share, then decoded together, finished rows leaving the batch), reads the calls with the project's parser, grades them
 with BFCL's checker and appends one line per case to a JSONL file as each batch finishes. Cases
 already in the file are skipped, so a run that was stopped resumes where it stopped. A progress
 bar shows cases/s and the time left.
