@@ -63,3 +63,13 @@ def test_a_run_of_an_unexpected_shape_is_a_no_not_an_exception():
 def test_a_claim_on_a_setting_it_was_not_measured_on_says_so(replays):
     v = verdict("02.forced_start", {p: None for p in ch02.PREFIXES}, replays["0.5b"])
     assert not v.measured_here and "this claim was measured on" in v.line()
+
+
+def test_the_one_call_claim_says_no_to_a_reply_with_two_calls():
+    from kitchen.scripted import ScriptedModel
+
+    call = '<tool_call>\n{{"name": "calculator", "arguments": {{"expression": "{}"}}}}\n</tool_call>'
+    one, two = call.format("12 * 34"), call.format("12 * 34") + "\n" + call.format("56 * 78")
+    runs = [ch03.two_products_run(ScriptedModel([reply, "Done."])) for reply in (one, two)]
+    assert [len(r.results) for r in runs] == [1, 2]
+    assert [verdict("03.one_call_small", r, ScriptedModel([])).holds for r in runs] == [True, False]

@@ -58,3 +58,25 @@ def _recovers(trace) -> tuple[bool, str]:
        SMALL_HERE, small_tasks)
 def _small(completed) -> tuple[bool, str]:
     return not any(completed), f"completed: {completed}"
+
+
+TWO_PRODUCTS = "What is 12 × 34, and what is 56 × 78?"
+
+
+def two_products_run(model):
+    """Two independent products asked at once, with several calls per reply allowed."""
+    from ..tools import calculator
+
+    return run_harness(model, TWO_PRODUCTS, [calculator], parallel_calls=True, max_steps=3, max_new_tokens=200)
+
+
+def _one_call(trace) -> tuple[bool, str]:
+    first = trace.steps[0]
+    return (len(first.parsed.calls) == 1,
+            f"calls in the first reply: {[(c.name, c.arguments) for c in first.parsed.calls]}; answer {trace.answer!r}")
+
+
+claim("03.one_call_small", "asked for two products with several calls per reply allowed, the 0.5B pack's "
+      "first reply holds one call", "0.5b", SMALL_HERE, two_products_run)(_one_call)
+claim("03.one_call_big", "asked for two products with several calls per reply allowed, the 1.5B pack's "
+      "first reply holds one call", "1.5b", BIG_HERE, two_products_run)(_one_call)
