@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..harness import run_harness
 from ..protocols import NativeProtocol
 from ..tasks import grade, load_tasks
-from ..tools import count_words, search_rhymes
+from ..tools import calculator, count_words, search_rhymes
 from .core import CODER_05, CODER_15, claim
 
 SMALL_HERE = ((CODER_05, "pack", "float32"),)
@@ -65,8 +65,6 @@ TWO_PRODUCTS = "What is 12 × 34, and what is 56 × 78?"
 
 def two_products_run(model):
     """Two independent products asked at once, with several calls per reply allowed."""
-    from ..tools import calculator
-
     return run_harness(model, TWO_PRODUCTS, [calculator], parallel_calls=True, max_steps=3, max_new_tokens=200)
 
 
