@@ -71,7 +71,8 @@ class LiveModel(TemplateChat):
         rows = _BatchRows(self, prompts, grammars)
         t0 = time.perf_counter()
         with torch.inference_mode():
-            cache, attention, logits = self._prefill_rows([self.encode(p) for p in prompts])
+            prompt_ids = [self.encode(p) for p in prompts]
+            cache, attention, logits = self._prefill_rows(prompt_ids)
             for step in range(max_new_tokens):
                 next_ids = rows.choose(logits)
                 keep = rows.still_writing()
@@ -87,8 +88,8 @@ class LiveModel(TemplateChat):
                                     position_ids=attention.sum(-1, keepdim=True) - 1, cache=cache, use_cache=True)
                 cache, logits = out.cache, out.logits[:, -1].float()
         seconds = time.perf_counter() - t0
-        return [self._row(prompt, ids, probs, seconds, dead_end)
-                for prompt, ids, probs, dead_end in zip(prompts, rows.ids, rows.probs, rows.dead_ends)]
+        return [self._row(prompt, p_ids, ids, probs, seconds, dead_end)
+                for prompt, p_ids, ids, probs, dead_end in zip(prompts, prompt_ids, rows.ids, rows.probs, rows.dead_ends)]
 
     def _prefill_rows(self, rows: list[list[int]]) -> tuple[Any, torch.Tensor, torch.Tensor]:
         """Pre-fill each row of token ids alone, after their shared start (pre-filled once); return
@@ -114,12 +115,12 @@ class LiveModel(TemplateChat):
         attention = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows])
         return DynamicCache(merged), attention, torch.stack(logits)
 
-    def _row(self, prompt: str, ids: list[int], probs: list[float], seconds: float, dead_end: bool) -> Generation:
+    def _row(self, prompt: str, prompt_ids: list[int], ids: list[int], probs: list[float], seconds: float,
+             dead_end: bool) -> Generation:
         """One batch row as a `Generation`."""
         end_ids = self.end_ids
         detok = Detokenizer(self.tok)
         tokens = [Token(t, "" if t in end_ids else detok.add(t), p) for t, p in zip(ids, probs)]
-        prompt_ids = self.encode(prompt)
         ended = "grammar_dead_end" if dead_end else "end_of_turn" if ids and ids[-1] in end_ids else "max_new_tokens"
         return Generation(
             prompt=prompt, prompt_ids=prompt_ids, token_ids=ids, tokens=tokens,
