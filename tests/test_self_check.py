@@ -1,0 +1,47 @@
+"""The end-of-chapter self-checks: every chapter has 3 to 5 questions, each wrong option explains
+itself, and the widget shows the feedback for the option picked."""
+
+from __future__ import annotations
+
+import pytest
+
+from kitchen.exercises.questions import QUESTIONS
+from kitchen.exercises.self_check import answer, self_check
+
+CHAPTERS = [f"{n:02d}" for n in range(1, 9)]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_each_chapter_has_three_to_five_questions_that_teach(chapter):
+    questions = QUESTIONS[chapter]
+    assert 3 <= len(questions) <= 5
+    for question in questions:
+        assert len(question.options) >= 3 and question.why
+        wrong = [o for i, o in enumerate(question.options) if i != question.right]
+        assert all(o.explanation for o in wrong), question.text
+        assert not question.options[question.right].explanation
+
+
+def test_the_right_option_is_not_always_first():
+    assert len({q.right for qs in QUESTIONS.values() for q in qs}) == 3
+
+
+def test_answer_says_right_or_why_not():
+    question = QUESTIONS["05"][2]
+    assert answer(question, question.right) == f"✓ Right. {question.why}"
+    other = next(i for i in range(len(question.options)) if i != question.right)
+    assert answer(question, other) == f"✗ Not this one. {question.options[other].explanation}"
+
+
+def test_the_widget_gives_feedback_when_an_option_is_picked():
+    box = self_check("03")
+    assert "kitchen-self-check" in box._dom_classes
+    radios = [c for c in box.children if hasattr(c, "options")]
+    feedback = [c for c in box.children if "kitchen-feedback" in c._dom_classes]
+    assert len(radios) == len(feedback) == len(QUESTIONS["03"])
+    assert all(r.value is None for r in radios) and all(f.value == "" for f in feedback)
+    question = QUESTIONS["03"][1]
+    radios[1].value = (question.right + 1) % len(question.options)
+    assert feedback[1].value.count("✗ Not this one.") == 1 and feedback[0].value == ""
+    radios[1].value = question.right
+    assert "✓ Right." in feedback[1].value
