@@ -22,7 +22,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 PASSED = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),shown,passed)
 
 .PHONY: venv lab test test-unit test-fast test-model test-stories test-notebooks test-browser \
-	notebooks record benchmark pack-1.5b clean
+	notebooks record benchmark book pack-1.5b clean
 
 venv: $(VENV)/.installed
 
@@ -84,6 +84,10 @@ notebooks: venv
 ## Re-record the replay files from the live offline packs (see scripts/record.py).
 record: venv
 	$(OFFLINE) $(PY) scripts/record.py --all
+
+## The series as a static HTML site from the committed outputs, offline: build/book/index.html.
+book: venv
+	HF_HUB_OFFLINE=1 $(PY) scripts/build_book.py
 
 ## Speed: load times, decode tokens/s, memory (see scripts/benchmark.py).
 benchmark: venv
