@@ -22,6 +22,7 @@ import shutil
 import sys
 import tempfile
 import urllib.parse
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -74,43 +75,47 @@ def mermaid_outputs(nb) -> list[dict]:
     return [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if MERMAID in o.get("data", {})]
 
 
-def render_mermaid(sources: list[str], context=None) -> list[str]:
+def render_mermaid(sources: list[str], context=None, server=None) -> list[str]:
     """Each Mermaid source drawn as an SVG image (a data URI) by JupyterLab's renderer in headless
-    Chromium; `context`,
-    a Playwright browser context, when the caller already has one (the browser suite)."""
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    from lab_server import start_lab  # the browser suite's private JupyterLab
-
+    Chromium. The browser suite passes its own Playwright `context` and JupyterLab `server`;
+    otherwise both are started here, and stopped after."""
+    nb = nbformat.v4.new_notebook()
+    for source in sources:
+        cell = nbformat.v4.new_code_cell("")
+        cell.outputs = [nbformat.v4.new_output("display_data", data={MERMAID: source, "text/plain": source})]
+        nb.cells.append(cell)
+    name = f"diagrams-{uuid.uuid4().hex[:8]}.ipynb"
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "diagrams"
-        folder.mkdir()
-        nb = nbformat.v4.new_notebook()
-        for source in sources:
-            cell = nbformat.v4.new_code_cell("")
-            cell.outputs = [nbformat.v4.new_output("display_data", data={MERMAID: source, "text/plain": source})]
-            nb.cells.append(cell)
-        nbformat.write(nb, folder / "diagrams.ipynb")
-        server = start_lab(folder, Path(tmp) / "lab")
-        try:
-            if context is not None:
-                return _draw(context, server, len(sources))
-            from playwright.sync_api import sync_playwright
+        if server is None:
+            sys.path.insert(0, str(ROOT / "tests" / "browser"))
+            from lab_server import start_lab  # the browser suite's private JupyterLab
 
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-                try:
-                    return _draw(browser.new_context(), server, len(sources))
-                finally:
-                    browser.close()
-        finally:
-            server.stop()
+            folder = Path(tmp) / "diagrams"
+            folder.mkdir()
+            nbformat.write(nb, folder / name)
+            own = start_lab(folder, Path(tmp) / "lab")
+            try:
+                return render_mermaid(sources, context, own)
+            finally:
+                own.stop()
+        nbformat.write(nb, Path(server.root) / name)
+        if context is not None:
+            return _draw(context, server, name, len(sources))
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                return _draw(browser.new_context(), server, name, len(sources))
+            finally:
+                browser.close()
 
 
-def _draw(context, server, count: int) -> list[str]:
-    """The diagrams of the open notebook, as JupyterLab draws them: SVG images (data URIs)."""
+def _draw(context, server, name: str, count: int) -> list[str]:
+    """The diagrams of notebook `name`, as JupyterLab draws them: SVG images (data URIs)."""
     page = context.new_page()
     try:
-        page.goto(f"{server.url}/lab/tree/diagrams.ipynb?token={server.token}")
+        page.goto(f"{server.url}/lab/tree/{name}?token={server.token}")
         page.wait_for_function(DRAWN, arg=count, timeout=60_000)
         drawn = page.evaluate("[...document.querySelectorAll('.jp-RenderedMermaid')]"
                               ".map(el => el.querySelector('img') ? el.querySelector('img').src : el.innerText)")
@@ -162,15 +167,15 @@ def contents(books: list[tuple[Path, str, list[str]]]) -> str:
     return PAGE.format(title="LLM Kitchen · Tools", body=body)
 
 
-def build(out: Path = OUT, context=None) -> Path:
-    """Write the site into `out` (emptied first); return the contents page. `context`: see
-    `render_mermaid`."""
+def build(out: Path = OUT, context=None, server=None) -> Path:
+    """Write the site into `out` (emptied first); return the contents page. `context` and
+    `server`: see `render_mermaid`."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     notebooks = [(path, nbformat.read(path, as_version=4)) for path in chapters()]
     sources = list(dict.fromkeys(o["data"][MERMAID] for _, nb in notebooks for o in mermaid_outputs(nb)))
-    svgs = dict(zip(sources, render_mermaid(sources, context))) if sources else {}
+    svgs = dict(zip(sources, render_mermaid(sources, context, server))) if sources else {}
     exporter = HTMLExporter(template_name="lab")
     books = []
     for path, nb in notebooks:

@@ -24,14 +24,14 @@ spec.loader.exec_module(build_book)
 CALL = '<tool_call>\n{"name": "calculator", "arguments": {"expression": "12 * 34"}}\n</tool_call>'
 
 
-def test_the_diagrams_render_as_svg(browser):
+def test_the_diagrams_render_as_svg(browser, lab):
     trace = run_harness(ScriptedModel([CALL, '<tool_call>\n{"name": "calc", "arguments": {}}\n</tool_call>',
                                        "It is 408."]), "What is 12 × 34?", [calculator])
     wire = WireLog()
     with MCPToolbox(context={"user_id": "ada"}, wire=wire) as box:
         box.call("calculator", {"expression": "12 * 34"})
         box.call_as_application("enable_weather")
-    drawn = build_book.render_mermaid([str(loop_diagram(trace)), str(session_diagram(wire))], browser)
+    drawn = build_book.render_mermaid([str(loop_diagram(trace)), str(session_diagram(wire))], browser, lab)
     loop, session = (build_book.svg_text(uri) for uri in drawn)
     assert "<svg" in loop and "step 1" in loop and "error (unknown_tool)" in loop
     assert "<svg" in session and "notifications/tools/list_changed" in session
@@ -40,8 +40,8 @@ def test_the_diagrams_render_as_svg(browser):
     (ARTIFACTS / "diagrams.html").write_text(f"<html><body>{images}</body></html>", encoding="utf-8")
 
 
-def test_the_book_reads_offline(browser):
-    site = build_book.build(Path(tempfile.mkdtemp(prefix="kitchen-book-")) / "book", browser).parent
+def test_the_book_reads_offline(browser, lab):
+    site = build_book.build(Path(tempfile.mkdtemp(prefix="kitchen-book-")) / "book", browser, lab).parent
     page = browser.new_page()
     fetched: list[str] = []
 
@@ -71,6 +71,6 @@ def test_the_book_reads_offline(browser):
         page.close()
 
 
-def test_a_diagram_mermaid_cannot_draw_is_an_error(browser):
+def test_a_diagram_mermaid_cannot_draw_is_an_error(browser, lab):
     with pytest.raises(ValueError, match="could not draw"):
-        build_book.render_mermaid(["sequenceDiagram\n    A->>: nobody to send to"], browser)
+        build_book.render_mermaid(["sequenceDiagram\n    A->>: nobody to send to"], browser, lab)
