@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+# The heading ids come from the book builder's `anchor`, the one rule for them.
+spec = importlib.util.spec_from_file_location("build_book", ROOT / "scripts" / "build_book.py")
+build_book = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(build_book)
 GLOSSARY = NOTEBOOKS / "glossary.md"
 REQUIRED = ["harness", "tool schema", "chat template", "pre-fill", "kv cache", "stop string", "protocol",
             "mcp host, client and server", "injected parameter", "grammar-constrained decoding"]
@@ -21,12 +27,6 @@ def entries() -> dict[str, str]:
     return {m["term"].strip("`").lower(): m["body"] for m in ENTRY.finditer(GLOSSARY.read_text(encoding="utf-8"))}
 
 
-def anchor(heading: str) -> str:
-    """The id JupyterLab gives a heading: its text as shown, spaces made dashes."""
-    text = re.sub(r"[`*]", "", heading.lstrip("#").strip())
-    return text.replace(" ", "-")
-
-
 def sections(path: Path) -> dict[str, str]:
     """Each heading's anchor, with the text (markdown and code) up to the next heading."""
     out: dict[str, str] = {}
@@ -34,7 +34,7 @@ def sections(path: Path) -> dict[str, str]:
     for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
         for line in "".join(cell["source"]).splitlines():
             if cell["cell_type"] == "markdown" and line.startswith("#"):
-                current = anchor(line)
+                current = build_book.anchor(line.lstrip("#").strip())
                 out[current] = line + "\n"
             elif current:
                 out[current] += line + "\n"
