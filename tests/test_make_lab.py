@@ -10,23 +10,17 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
 import psutil
+from ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWER_WITHIN = 60.0  # seconds for JupyterLab to answer
 STOP_WITHIN = 20.0  # seconds for the group to end on SIGTERM before SIGKILL
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def alive_in_group(pgid: int) -> list[int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from kitchen.harness import run_harness
+from ports import free_port, wait_for_port
 from kitchen.mcp import (AGENT_ONLY_TOOLS, PROTOCOL_VERSION, MCPConnectionError, MCPToolbox, RawSession,
                          server_command)
 from kitchen.mcp.server import KitchenServer
@@ -71,24 +71,6 @@ def server_children() -> list[int]:
 
 def portal_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "MCPToolbox event loop" and t.is_alive()]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"nothing listens on port {port} after {seconds:g} s")
-            time.sleep(0.1)
 
 
 def wait_until(predicate, seconds: float = 2.0):

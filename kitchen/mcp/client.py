@@ -80,7 +80,8 @@ class MCPToolbox(Toolbox):
     """Tools served by chapter 05's MCP server (or any MCP server), for the harness.
 
     - `command`: how to start a stdio server; default `python -m kitchen.mcp` (plus `--faults`
-      with `faults=True`). `url` instead connects to a streamable HTTP server.
+      with `faults=True`). `url` instead connects to a streamable HTTP server, and `token` is
+      the learner's bearer token for a server that asks for a login (`kitchen.mcp.login`).
     - `hidden`: tool names the model never sees and may not call.
     - `context`: the application's session, sent in each call's `_meta` (`llm-kitchen/<key>`).
     - `injected_policy`: "reject" or "ignore" a context key the model writes as an argument.
@@ -93,7 +94,7 @@ class MCPToolbox(Toolbox):
     """
 
     def __init__(self, command: Sequence[str] | None = None, *, url: str | None = None,
-                 faults: bool = False, hidden: Sequence[str] = AGENT_ONLY_TOOLS,
+                 token: str | None = None, faults: bool = False, hidden: Sequence[str] = AGENT_ONLY_TOOLS,
                  context: Mapping[str, Any] | None = None, injected_policy: InjectedPolicy = "reject",
                  timeout: float = 10.0, connect_timeout: float = 30.0, wire: WireLog | None = None,
                  env: Mapping[str, str] | None = None):
@@ -101,7 +102,7 @@ class MCPToolbox(Toolbox):
         self.injected_policy = check_policy(injected_policy)
         if command is not None and url is not None:
             raise ValueError("give a command (stdio) or a url (HTTP), not both")
-        self.url = url
+        self.url, self.token = url, token
         self.command = None if url else list(command or server_command(faults=faults))
         self.hidden = tuple(hidden)
         self.context = dict(context or {})
@@ -142,7 +143,7 @@ class MCPToolbox(Toolbox):
     async def _open(self) -> AsyncIterator[ClientSession]:
         async with AsyncExitStack() as stack:
             if self.url:
-                self._link = await stack.enter_async_context(open_http(self.url, self.wire))
+                self._link = await stack.enter_async_context(open_http(self.url, self.wire, self.token))
             else:
                 assert self.command is not None
                 self._link = await stack.enter_async_context(open_stdio(self.command, self.wire, env=self.env))

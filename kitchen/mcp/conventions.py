@@ -62,7 +62,7 @@ def context_key(key: str) -> str:
 
 
 def server_command(*, faults: bool = False, http: bool = False, port: int | None = None,
-                   python: str | None = None) -> list[str]:
+                   room: str | None = None, python: str | None = None) -> list[str]:
     """The command that starts chapter 05's MCP server, with this interpreter by default.
 
     >>> server_command(faults=True)[1:]
@@ -75,4 +75,6 @@ def server_command(*, faults: bool = False, http: bool = False, port: int | None
         command.append("--http")
     if port is not None:
         command += ["--port", str(port)]
+    if room is not None:
+        command += ["--room", room]
     return command

@@ -5,16 +5,20 @@ HTTP): the five toy tools; `save_memory` (agent-only: listed, hidden by the clie
 `enable_weather`, which adds `get_weather` and sends `notifications/tools/list_changed`;
 `my_notes`, whose `user_id` the server reads from `_meta["llm-kitchen/user_id"]`, which only the
 client program writes, so the model can neither see nor forge it; with `--faults`, `stall` and
-`crash`. Every `tools/call` is checked against its `inputSchema` first; errors come back as
+`crash`. With a room (`kitchen.mcp.login`, HTTP only) the user id comes from the learner's
+verified bearer token instead, whatever `_meta` says, and each learner has a notebook of their own
+that `save_memory` writes to and `my_notes` reads. Every `tools/call` is checked against its `inputSchema` first; errors come back as
 `isError` results with their kind in `_meta["llm-kitchen/error_kind"]`, and only an unknown tool
 is a JSON-RPC error (-32602), as the 2025-11-25 spec asks.
 
 Does not hide tools or enforce timeouts (the client does), word its refusals (`kitchen.refusals`)
-or authenticate anyone (over stdio its only client is the process that started it).
+or authenticate anyone itself (over stdio its only client is the process that started it; over
+HTTP with a room, the SDK's bearer middleware checks each request's token before it gets here).
 """
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import json
 from dataclasses import dataclass, field
@@ -35,8 +39,11 @@ from kitchen.toolbox import ErrorKind, as_content, validation_error
 from kitchen.tools import TOY_TOOLS
 
 from .conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, check_sdk, context_key
-from .server_tools import crash, get_weather, my_notes, stall
+from .login import RoomTokens, verified_learner
+from .server_tools import NOTES, crash, get_weather, my_notes, search_notes, stall
 
+# The learner whose verified token made the current call (room mode only).
+LEARNER: contextvars.ContextVar[str | None] = contextvars.ContextVar("kitchen_learner", default=None)
 INSTRUCTIONS = ("Toy tools for the LLM Kitchen tutorial: a calculator, six nursery rhymes, a word "
                 "counter, a pretend web and a pretend file tree.")
 
@@ -86,10 +93,13 @@ class KitchenServer:
     ['stall', 'crash']
     """
 
-    def __init__(self, *, faults: bool = False):
+    def __init__(self, *, faults: bool = False, room: RoomTokens | None = None):
         check_sdk()
         self.faults = faults
+        self.room = room
         self.memory: list[str] = []
+        # In a room, each learner's notebook: the made-up users' notes for those names, else empty.
+        self.notebooks: dict[str, list[str]] = {name: list(NOTES.get(name, [])) for name in (room.tokens if room else [])}
         self.tools: dict[str, ServerTool] = {}
         self.list_version = 0  # goes up whenever the tool list changes
         for fn in [*TOY_TOOLS, my_notes, self.save_memory, self.enable_weather]:
@@ -97,6 +107,8 @@ class KitchenServer:
         if faults:
             self.add_tool(stall)
             self.add_tool(crash)
+        if room:
+            self.tools["my_notes"].fn = self.room_notes  # same tool and schema, the room's notebooks behind it
         self.server: Server = ListChangingServer(SERVER_NAME, version=SERVER_VERSION,
                                                  instructions=INSTRUCTIONS, on_list_tools=self._on_list_tools,
                                                  on_call_tool=self._on_call_tool)
@@ -109,8 +121,17 @@ class KitchenServer:
         Args:
             note: The note to keep, in one sentence.
         """
+        learner = LEARNER.get()
+        if learner is not None:
+            notebook = self.notebooks.setdefault(learner, [])
+            notebook.append(note)
+            return f"Saved to {learner}'s notes (note {len(notebook)}): {note}"
         self.memory.append(note)
         return f"Saved to memory (note {len(self.memory)}): {note}"
+
+    def room_notes(self, query: str, user_id: str) -> str:
+        """`my_notes` in a room: the search, over the learner's own notebook."""
+        return search_notes(self.notebooks.get(user_id, []), user_id, query)
 
     def enable_weather(self) -> str:
         """Switch on the get_weather tool on this server. The application calls this; connected
@@ -148,7 +169,15 @@ class KitchenServer:
     async def _on_call_tool(self, ctx: ServerRequestContext,
                             params: types.CallToolRequestParams) -> types.CallToolResult:
         version = self.list_version
-        result = await self.run_tool(params.name, dict(params.arguments or {}), dict(params.meta or {}))
+        meta = dict(params.meta or {})
+        if self.room is not None:
+            learner = verified_learner(ctx.request)
+            if learner is None:  # the bearer middleware lets no such request through; refuse anyway
+                return text_result(refusals.missing_context(params.name, "user_id", " (no verified login)"),
+                                   "missing_context")
+            meta[context_key("user_id")] = learner  # the token says who; a client-asserted value is replaced
+            LEARNER.set(learner)
+        result = await self.run_tool(params.name, dict(params.arguments or {}), meta)
         if self.list_version != version:
             # Tied to this request, so the notification reaches the client before the result
             # (over HTTP it rides the same response stream). Over HTTP, other sessions sharing
@@ -198,10 +227,19 @@ async def serve_stdio(kitchen: KitchenServer) -> None:
 async def serve_http(kitchen: KitchenServer, *, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Serve streamable HTTP at http://host:port/mcp (localhost only by default).
 
-    All sessions share this process, so they share its memory and its switches.
+    All sessions share this process, so they share its memory and its switches. With a room
+    (`kitchen.room`), every request must carry a learner's bearer token, checked by the SDK's
+    bearer middleware with `RoomTokens` as the verifier: none, or a wrong one, gets 401.
     """
     import uvicorn
 
-    app = kitchen.server.streamable_http_app(host=host)
+    auth = {}
+    if kitchen.room is not None:
+        from mcp.server.auth.settings import AuthSettings
+
+        url = f"http://{host}:{port}"
+        auth = {"auth": AuthSettings(issuer_url=url, resource_server_url=f"{url}/mcp", required_scopes=[]),
+                "token_verifier": kitchen.room}
+    app = kitchen.server.streamable_http_app(host=host, **auth)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     await uvicorn.Server(config).serve()

@@ -46,7 +46,11 @@ def my_notes(query: str, user_id: str = Injected("user_id")) -> str:
         query: Words to look for, taken from the user's question; "*" returns every note.
         user_id: The signed-in user, filled in by the application from its session.
     """
-    notes = NOTES.get(user_id)
+    return search_notes(NOTES.get(user_id), user_id, query)
+
+
+def search_notes(notes: list[str] | None, user_id: str, query: str) -> str:
+    """`my_notes`' search, over one user's notes (None: the user has no notebook)."""
     if notes is None:
         raise ToolError(f"There is no notebook for the signed-in user {user_id!r}.")
     words = [w for w in query.lower().split() if w.strip("*")]

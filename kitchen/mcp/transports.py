@@ -5,8 +5,9 @@
   log holds each line exactly as it crossed the pipe, and we know the process: its pid, its exit
   code, the last lines of its stderr. Closing follows the MCP lifecycle for stdio
   (`kitchen.mcp.processes.stop_process`: close stdin, wait, terminate, kill).
-- `open_http(url, wire)`: the SDK's streamable HTTP client, with the messages copied on their way
-  through. HTTP framing (POST bodies, server-sent events) is not shown, only the JSON-RPC inside.
+- `open_http(url, wire, token)`: the SDK's streamable HTTP client, with the messages copied on
+  their way through, and the learner's bearer token on every request when there is one. HTTP
+  framing (headers, POST bodies, server-sent events) is not shown, only the JSON-RPC inside.
 
 Both yield the pair of streams the SDK's `ClientSession` runs on. Frames are recorded in the order
 they cross, before the session sees them, so a `WireLog` subscriber can react to a notification
@@ -135,11 +136,15 @@ async def open_stdio(command: Sequence[str], wire: WireLog, *, env: dict[str, st
 
 
 @asynccontextmanager
-async def open_http(url: str, wire: WireLog) -> AsyncIterator[Link]:
-    """Connect to a streamable HTTP server at `url` (e.g. http://127.0.0.1:8765/mcp)."""
+async def open_http(url: str, wire: WireLog, token: str | None = None) -> AsyncIterator[Link]:
+    """Connect to a streamable HTTP server at `url` (e.g. http://127.0.0.1:8765/mcp), sending
+    `Authorization: Bearer <token>` with every request when a token is given."""
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with streamable_http_client(url) as (sdk_reads, sdk_writes):
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with create_mcp_http_client(headers=headers) as http, \
+            streamable_http_client(url, http_client=http) as (sdk_reads, sdk_writes):
         to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](0)
         link = Link(session_reads, session_writes)
