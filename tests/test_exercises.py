@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from types import SimpleNamespace
 from typing import Literal
 
 from kitchen.exercises import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08
@@ -58,6 +59,8 @@ def test_first_wrong_row_on_a_reply_with_a_wrong_row():
     assert ch01.check_first_wrong_row(reply, 1234, 5678, row=2, should_be=8638).right  # the digits, unshifted
     not_it = ch01.check_first_wrong_row(reply, 1234, 5678, row=1, should_be=9872)
     assert not_it.status == "wrong" and "row 1 is not the first row the checker marks wrong" in not_it.message
+    assert ch01.check_first_wrong_row(SimpleNamespace(text=reply), 1234, 5678, row=2, should_be=86380).right
+    assert "`mine`" in ch01.check_first_wrong_row(..., 1234, 5678, row=..., should_be=...).message
     value = ch01.check_first_wrong_row(reply, 1234, 5678, row=2, should_be=86381)
     assert value.status == "wrong" and "86,381 is not what it should have been" in value.message
 
@@ -292,11 +295,15 @@ def test_grades():
 TINY = r"""
 start: <[151657]> "\n" "{\"name\": \"calculator\", \"arguments\": {\"expression\": \"" EXPR "\"}}" "\n" <[151658]>
 EXPR: /[0-9 +\-*\/().]{1,40}/
-"""
+"""  # chapter 07's grammar: any mix of the characters
+TWO_NUMBERS = TINY.replace(r"/[0-9 +\-*\/().]{1,40}/", r"/[0-9]{1,12} ?[+\-*\/] ?[0-9]{1,12}/")
 
 
 def test_grammar():
-    assert ch07.check_grammar(TINY).right
+    assert ch07.check_grammar(TWO_NUMBERS).right
+    chapter = ch07.check_grammar(TINY)
+    assert chapter.status == "wrong" and "a call with brackets: it lets it through" in chapter.message
+    assert "a call on three numbers: it lets it through" in chapter.message
     loose = ch07.check_grammar(TINY.replace(r"/[0-9 +\-*\/().]{1,40}/", r'/[^"]{1,40}/'))
     assert loose.status == "wrong" and "a call with letters in the expression: it lets it through" in loose.message
     anything = ch07.check_grammar("start: /(.|\\n)*/")
@@ -305,6 +312,7 @@ def test_grammar():
 
 def test_tool_choice():
     assert ch07.check_tool_choice(ch07.CHOICES).right
+    assert ch07.check_tool_choice({"none": "text", "auto": ..., "required": ...}).status == "not done"
     assert "not 'either' for 'none'" in ch07.check_tool_choice({**ch07.CHOICES, "none": "either"}).message
     assert "give a dict" in ch07.check_tool_choice({"auto": "call"}).message
 

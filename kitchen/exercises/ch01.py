@@ -82,10 +82,13 @@ def first_wrong_row(reply_text: str, a: int, b: int) -> tuple[int, Row] | None:
     return next(((i, r) for i, r in enumerate(work.rows, start=1) if not r.right), None)
 
 
-def check_first_wrong_row(reply_text: str, a: int, b: int, row: Any, should_be: Any = None) -> Feedback:
+def check_first_wrong_row(reply: Any, a: int, b: int, row: Any, should_be: Any = None) -> Feedback:
     """Name the first row the model got wrong in its reply to `a × b` (1 = the top row) and what
-    it should have been; `row=0` if every row is right."""
+    it should have been; `row=0` if every row is right. `reply` is the model's reply or its text."""
     ex = "01.first_wrong_row"
+    if blank(reply):
+        return not_done(ex, "`mine`")
+    reply_text = getattr(reply, "text", reply)
     if blank(row):
         return not_done(ex, "`row`")
     try:

@@ -49,7 +49,8 @@ def check_prediction(percent: Any) -> Feedback:
                          f"{percent:g}% ({where}). Run the sweep below to see the whole curve.")
     direction = "higher" if percent > truth else "lower"
     return wrong(ex, f"your guess is more than {CLOSE} points {direction} than what the sweep measured.",
-                 "Look at how fast accuracy falls from 1 to 3 digits in the table above the sweep, then guess again.")
+                 "Think back to chapter 01: how many of the digits of 1234 × 5678 did the 0.5B pack get right "
+                 "before it went wrong? A right answer needs every one.")
 
 
 def replies() -> list[str]:

@@ -27,8 +27,10 @@ def call_text(name: str, expression: str) -> str:
 # (reply, should the grammar allow it, what it is)
 SAMPLES = [
     (call_text("calculator", "12 * 34"), True, "a call on 12 * 34"),
-    (call_text("calculator", "(1 + 2) / 3"), True, "a call with brackets and division"),
     (call_text("calculator", "987*654"), True, "a call without spaces"),
+    (call_text("calculator", "1000 / 8"), True, "a division"),
+    (call_text("calculator", "(1 + 2) / 3"), False, "a call with brackets"),
+    (call_text("calculator", "1 + 2 + 3"), False, "a call on three numbers"),
     (call_text("calculator", "sqrt(2)"), False, "a call with letters in the expression"),
     (call_text("calculator", "2; import os"), False, "a call that smuggles code after a semicolon"),
     (call_text("search_rhymes", "12 * 34"), False, "a call to another tool"),
@@ -51,7 +53,8 @@ def allows(grammar: str, text: str) -> bool:
 
 def check_grammar(grammar: Any) -> Feedback:
     """A Lark grammar (chapter 07's syntax) whose replies can only be one calculator call in
-    Qwen's tags, its expression made of digits, spaces, + - * / and brackets."""
+    Qwen's tags, its expression two whole numbers with one of + - * / between them (spaces
+    around the operator allowed): stricter than the chapter's `tiny_grammar`."""
     ex = "07.grammar"
     if blank(grammar):
         return not_done(ex, "`my_grammar`")
@@ -67,16 +70,16 @@ def check_grammar(grammar: Any) -> Feedback:
                          f"{sum(not s for _, s, _ in SAMPLES)} other replies.")
     lines = [f"{what}: it {'holds it back' if should else 'lets it through'}" for what, should in off]
     return wrong(ex, f"{len(SAMPLES) - len(off)} of {len(SAMPLES)} replies handled.\n  " + "\n  ".join(lines),
-                 "The special tokens are written <[151657]> and <[151658]>; EXPR is a regular expression: "
-                 "list only the characters you allow.")
+                 "Start from the chapter's tiny_grammar: its EXPR allows any mix of the characters; write one "
+                 "that says number, operator, number (a rule can be a sequence of smaller rules).")
 
 
 def check_tool_choice(answers: Any) -> Feedback:
     """For each `tool_choice` ("none", "auto", "required"), what the grammar lets the model
     write: "text", "call" or "either"."""
     ex = "07.tool_choice"
-    if blank(answers):
-        return not_done(ex, "`my_answers`")
+    if blank(answers) or (isinstance(answers, dict) and any(blank(a) for a in answers.values())):
+        return not_done(ex, "each `...` in `my_answers`")
     if not isinstance(answers, dict) or set(answers) != set(CHOICES) or any(a not in ANSWERS for a in answers.values()):
         return wrong(ex, f'give a dict with the keys {list(CHOICES)}, each one of {list(ANSWERS)}.')
     off = [c for c in CHOICES if answers[c] != CHOICES[c]]

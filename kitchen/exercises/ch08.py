@@ -25,13 +25,13 @@ CANDIDATES = [
 ]
 
 
-def case():
+def triangle_case():
     return next(c for c in load_cases(["simple_python"]) if c.id == CASE)
 
 
 def verdicts():
     """BFCL's checker on each candidate call."""
-    c = case()
+    c = triangle_case()
     name = c.functions[0]["name"]
     return [grade(c, [SimpleNamespace(name=name, arguments=args)]) for args in CANDIDATES]
 
@@ -51,7 +51,7 @@ def check_verdicts(predictions: Any) -> Feedback:
                          "answers, unknown parameters fail, and the order of arguments does not matter.")
     lines = [f"call {i + 1} {CANDIDATES[i]}: the checker {'accepts' if actual[i].valid else 'rejects'} it"
              + (f" ({actual[i].errors[0]})" if actual[i].errors else "") for i in off]
-    return wrong(ex, "\n  ".join(lines), "Print case().answer: the possible answers list every value accepted.")
+    return wrong(ex, "\n  ".join(lines), "Print triangle_case().answer: the possible answers list every value accepted.")
 
 
 def accuracy(tier: str, mode: str, dtype: str, category: str) -> float:

@@ -7,6 +7,8 @@ kernels on the replay recordings, no model) and run top to bottom. The suite the
 - every widget rendered: no "Error displaying widget", no "Loading widget..." left, and every
   `kitchen-*` widget is visible on the page;
 - every cell that makes a figure shows it as an image;
+- chapters 03 and 05 draw their diagrams (Mermaid, from the run just made) as SVG images, each
+  also saved as its own screenshot;
 - the widgets that teach respond to a learner: the step-through's Next moves one token on and
   shows that token's top-k plot, the harness debugger's Next moves the loop one phase on, the
   tools off/on widget shows text in both panes, the dashboard's Run fills both its panes.
@@ -34,7 +36,13 @@ NAMES = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 # The `kitchen.widgets` function behind each widget that teaches: a cell that ran a call to it
 # must show its widget, so a widget that fails to appear fails its check instead of skipping it.
 MAKERS = {"kitchen-step-through": "step_through", "kitchen-tools-off-on": "tools_off_on",
-          "kitchen-debugger": "harness_debugger", "kitchen-dashboard": "dashboard"}
+          "kitchen-debugger": "harness_debugger", "kitchen-dashboard": "dashboard",
+          "kitchen-self-check": "self_check"}
+# The chapters that draw a diagram of their own run, and the call that draws it.
+DIAGRAMS = {"03_the_harness.ipynb": "loop_diagram(", "05_mcp_on_the_wire.ipynb": "session_diagram("}
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "browser"
+# What JupyterLab's Mermaid renderer left in an output: the image's data URI, or its error text.
+DRAWING = "el => { const img = el.querySelector('img'); return img ? img.src : 'no image: ' + el.innerText; }"
 TIMEOUT = 30.0  # seconds for one widget to respond to a click (replay answers at once)
 
 CELL_OF = "el => { const c = el.closest('[data-kitchen-cell]'); return c ? Number(c.dataset.kitchenCell) : null; }"
@@ -139,6 +147,37 @@ def pane_problems(panes) -> str | None:
         elif "No recording" in text:
             problems.append(f".{name} reports a missing replay recording: {' '.join(text.split())[-200:]}")
     return "; ".join(problems) or None
+
+
+@pytest.mark.parametrize("name", sorted(DIAGRAMS))
+def test_the_chapter_draws_its_diagram_as_svg(runs, name):
+    import urllib.parse
+
+    run = runs.get(name)
+    cells = [c for c in run.cells if DIAGRAMS[name] in c.source and c.count is not None]
+    assert cells, f"{name}: no cell that ran draws the chapter's diagram ({DIAGRAMS[name]}...)"
+    for cell in cells:
+        drawn = run.page.locator(f'[data-kitchen-cell="{cell.index}"] .jp-RenderedMermaid')
+        until(lambda: drawn.count() > 0 and drawn.first.evaluate(DRAWING).startswith("data:"), TIMEOUT, run.page)
+        assert drawn.count() == 1, f"{name}, {cell.label}: {drawn.count()} Mermaid outputs, not one"
+        uri = drawn.first.evaluate(DRAWING)
+        assert uri.startswith("data:image/svg+xml"), f"{name}, {cell.label}: not drawn as SVG: {uri[:200]}"
+        svg = urllib.parse.unquote(uri.split(",", 1)[-1])
+        assert "<svg" in svg and "Syntax error" not in svg, f"{name}, {cell.label}: Mermaid drew an error"
+        drawn.first.scroll_into_view_if_needed()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        drawn.first.screenshot(path=str(ARTIFACTS / f"diagram-{Path(name).stem}.png"))
+
+
+def test_a_self_check_answers_a_click(runs):
+    def check(page, widget):
+        widget.locator("input[type=radio]").first.check()
+        feedback = widget.locator(".kitchen-feedback").first
+        until(lambda: feedback.inner_text().strip() != "", TIMEOUT, page)
+        text = feedback.inner_text().strip()
+        return None if text.startswith(("✓", "✗")) else f"a click on the first answer showed {text!r}, not feedback"
+
+    check_every(runs, "kitchen-self-check", check)
 
 
 def test_tools_off_on_fills_both_panes(runs):
