@@ -10,6 +10,10 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q
 # They run in float32, the setting every machine has and the committed outputs and recordings were
 # made in: on a CPU with VNNI the default would be int8, whose replies can differ.
 OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=pack KITCHEN_DTYPE=float32
+# llama-cpp-python (the classroom server) is built from source. A native build (-march=native) uses
+# every instruction the CPU lists, AMX included, and its AMX code dies with "Illegal instruction" in
+# a VM that does not grant AMX state; AVX2 runs on any x86-64 CPU of the last decade.
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 PYTEST := $(OFFLINE) $(PY) -m pytest -p no:cacheprovider
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 # `make test` runs these one after another (each is also `make test-<phase>`).
@@ -29,7 +33,7 @@ venv: $(VENV)/.installed
 ## Both offline packs (0.5B and 1.5B) are installed: chapters run on the 1.5B pack by default.
 $(VENV)/.installed: requirements.txt requirements-pack-0.5b.txt requirements-pack-1.5b.txt requirements-bfcl.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) -r requirements.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) -r requirements.txt
 	$(PIP) --no-deps --require-hashes -r requirements-pack-0.5b.txt
 	$(PIP) --no-deps --require-hashes -r requirements-pack-1.5b.txt
 	$(PIP) --no-deps --require-hashes -r requirements-bfcl.txt

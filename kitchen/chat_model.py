@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
 from .replies import Generation, Token
 from .schemas import as_schema
 
-Source = Literal["hub", "pack", "replay", "scripted"]
+Source = Literal["hub", "pack", "replay", "scripted", "server"]
 Dtype = Literal["bfloat16", "float32", "int8", "none"]  # int8: int8 weights, float32 activations
 DTYPES: tuple[Dtype, ...] = ("bfloat16", "float32", "int8")  # the settings a live model can run in
 

@@ -8,6 +8,8 @@ network (two seconds at most); loads nothing (`kitchen.models` does).
 ('1.5b', 'pack')
 >>> parse_choice("replay")
 (None, 'replay')
+>>> parse_choice("server:http://127.0.0.1:8080"), server_url("server:http://127.0.0.1:8080")
+((None, 'server'), 'http://127.0.0.1:8080')
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 from . import packs
 from .settings import MODEL_VAR, Settings, current
 
-SOURCES = ("hub", "pack", "replay")  # the sources a learner can choose (`scripted` is built by hand)
+SOURCES = ("hub", "pack", "replay", "server")  # what a learner can choose (`scripted` is built by hand)
+SERVER = "server:"  # KITCHEN_MODEL=server:http://HOST:PORT (or 1.5b:server:…): an inference server
 DEFAULT_TIER = "0.5b"
 
 
@@ -38,9 +41,23 @@ TIERS: dict[str, Tier] = {
 }
 
 
+def server_url(text: str | None) -> str | None:
+    """The URL of a `KITCHEN_MODEL` value that names an inference server, else None."""
+    at = (text or "").lower().find(SERVER)
+    if not text or at < 0:
+        return None
+    return text[at + len(SERVER):].strip() or None
+
+
 def parse_choice(text: str | None) -> tuple[str | None, str | None]:
-    """Read a `KITCHEN_MODEL` value: "0.5b", "pack", "1.5b:replay" (tier, source or both)."""
+    """Read a `KITCHEN_MODEL` value: "0.5b", "pack", "1.5b:replay", "server:http://…" (tier,
+    source or both)."""
     tier = source = None
+    if text and SERVER in text.lower():
+        if not server_url(text):
+            raise ValueError(f"{MODEL_VAR}={text!r}: give the server's URL after {SERVER!r}, "
+                             "e.g. server:http://127.0.0.1:8080")
+        text, source = text[: text.lower().find(SERVER)], "server"
     for word in (text or "").lower().replace("/", ":").split(":"):
         word = word.strip()
         if not word:

@@ -1,0 +1,181 @@
+"""A model behind an inference server: the OpenAI completions API (llama.cpp's server, vLLM).
+
+`ServerModel` is a `ChatModel` like the others, so the harness, the parsers and every prompt view
+stay this project's own: the prompt is rendered here with the tier's chat template and sent as raw
+text to `/v1/completions`; the reply comes back with each token's log-probability and its top
+candidates, so the step-through and chapter 01's views work.
+
+What a server does not give is left out rather than made up: token ids (the server sends each
+token's text; the ids here are what this tokenizer gives that text, -1 when it is not one token),
+how much of the prompt came from the server's KV cache (reported as none reused), separate
+pre-fill and decode times (the whole request's time counts as decode), the end-of-turn token, and
+chapter 07's Lark grammars (llama.cpp's server reads GBNF instead: a grammar is refused with a
+clear error). Replies are not streamed token by token: a cell's tokens appear when the reply is done.
+
+Stop strings go to the server, which stops before them and leaves them out of the text; when a
+reply stopped with stop strings given, one more short greedy request (the prompt, the reply, a
+few tokens) tells a stop string from the end of the turn, and puts the stop string back, as the
+other models of the series keep it.
+
+A server that is down, stalls or answers something else gives a `ServerError` naming its URL,
+within `timeout` seconds: never a hung cell.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Sequence
+
+import httpx
+
+from .chat_model import ModelInfo, TemplateChat, Tools
+from .replies import Candidate, FinishedStream, Generation, StopReason, Token
+from .tokenizer import offline_tokenizer
+
+PROBE = 8  # tokens asked for when telling a stop string from the end of the turn
+
+
+class ServerError(RuntimeError):
+    """The inference server could not be used; the message names its URL and what went wrong."""
+
+
+def base_url(url: str) -> str:
+    """The server's root: `http://host:port` from any of `http://host:port[/v1[/]]`.
+
+    >>> base_url("http://127.0.0.1:8080/v1/")
+    'http://127.0.0.1:8080'
+    """
+    url = url.strip().rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+class ServerModel(TemplateChat):
+    """The model an OpenAI-compatible server at `url` serves, with the tier's tokenizer and chat
+    template (both tiers share the tokenizer; the template is the pack's)."""
+
+    def __init__(self, url: str, tier: str = "0.5b", *, timeout: float = 300.0, connect_timeout: float = 5.0):
+        self.url = base_url(url)
+        self.timeout, self.connect_timeout = timeout, connect_timeout
+        self.tok = offline_tokenizer(tier)
+        listing = self._call("GET", "/v1/models", None, connect_timeout)
+        try:
+            entry = listing["data"][0]
+            self.served, owner = str(entry["id"]), str(entry.get("owned_by", "unknown"))
+        except (KeyError, IndexError, TypeError):
+            raise ServerError(f"{self.url}/v1/models answered without a model: {str(listing)[:200]}") from None
+        self.info = ModelInfo(tier, self.served, "server", f"inference server at {self.url} (owned by {owner})",
+                              "none", engine="the server's own, over the OpenAI completions API")
+
+    def describe(self) -> str:
+        return (f"Running {self.served} ({self.info.tier.upper()} tier's chat template) · source: inference server "
+                f"{self.url} · dtype: whatever the server runs (not reported) · engine: the server's, over the "
+                f"OpenAI completions API; the prompt is rendered here")
+
+    # -- HTTP ------------------------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, body: dict | None, timeout: float) -> Any:
+        where = f"{self.url}{path}"
+        try:
+            answer = httpx.request(method, where, json=body, timeout=httpx.Timeout(timeout, connect=self.connect_timeout))
+        except httpx.TimeoutException:
+            raise ServerError(f"{where} gave no answer within {timeout:g} s (the server stalls or is overloaded)") from None
+        except httpx.HTTPError as err:
+            raise ServerError(f"{where} cannot be reached: {type(err).__name__}: {err}") from None
+        if answer.status_code != 200:
+            raise ServerError(f"{where} answered HTTP {answer.status_code}: {answer.text[:300]}")
+        try:
+            return answer.json()
+        except ValueError:
+            raise ServerError(f"{where} answered something that is not JSON: {answer.text[:200]!r}") from None
+
+    def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], top_k: int) -> tuple[dict, float]:
+        body = {"model": self.served, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0,
+                "logprobs": max(1, top_k), "stream": False}
+        if stop:
+            body["stop"] = list(stop)
+        t0 = time.perf_counter()
+        data = self._call("POST", "/v1/completions", body, self.timeout)
+        seconds = time.perf_counter() - t0
+        try:
+            choice = data["choices"][0]
+            lp = choice["logprobs"]
+            if not isinstance(choice["text"], str) or len(lp["tokens"]) != len(lp["token_logprobs"]):
+                raise ValueError("tokens and log-probabilities do not match")
+        except (KeyError, IndexError, TypeError, ValueError) as err:
+            raise ServerError(f"{self.url}/v1/completions answered something that is not a completion with "
+                              f"log-probabilities ({err}): {str(data)[:200]}") from None
+        return choice, seconds
+
+    # -- tokens ----------------------------------------------------------------------------------
+
+    def _id(self, piece: str) -> int:
+        ids = self.encode(piece)
+        return ids[0] if len(ids) == 1 else -1
+
+    def _tokens(self, lp: dict, top_k: int) -> list[Token]:
+        tops = lp.get("top_logprobs") or [None] * len(lp["tokens"])
+        tokens = []
+        for piece, logprob, top in zip(lp["tokens"], lp["token_logprobs"], tops):
+            ranked = sorted((top or {}).items(), key=lambda kv: -kv[1])[:top_k] if top_k else []
+            tokens.append(Token(self._id(piece), piece, math.exp(logprob if logprob is not None else 0.0),
+                                [Candidate(self._id(t), t, math.exp(v)) for t, v in ranked]))
+        return tokens
+
+    @staticmethod
+    def _fit(tokens: list[Token], text: str) -> list[Token]:
+        """The tokens that write exactly `text`: the server lists the tokens of a stop string it
+        cut from the text, and a token can straddle the cut (its piece is then shortened)."""
+        kept, written = [], ""
+        for token in tokens:
+            if len(written) >= len(text):
+                break
+            piece = token.text[: len(text) - len(written)]
+            kept.append(token if piece == token.text else Token(-1, piece, token.prob, token.top))
+            written += piece
+        return kept
+
+    def _which_stop(self, prompt: str, text: str, stop: Sequence[str], top_k: int) -> tuple[str | None, list[Token]]:
+        """After a reply that stopped: the stop string the model went on to write (and its tokens),
+        or None when it ended its turn."""
+        choice, _ = self._complete(prompt + text, PROBE, (), top_k)
+        following = choice["text"]
+        hit = next((s for s in stop if following.startswith(s)), None)
+        if hit is None:
+            return None, []
+        return hit, self._fit(self._tokens(choice["logprobs"], top_k), hit)
+
+    # -- the ChatModel interface -----------------------------------------------------------------
+
+    def stream(self, messages: Sequence[dict], tools: Tools = None, *, prefix: str = "",
+               max_new_tokens: int = 256, stop: Sequence[str] = (), top_k: int = 0,
+               reuse_cache: bool = False, grammar: str | None = None) -> FinishedStream:
+        """The whole reply, handed out as a stream (see the module's notes on what a server gives)."""
+        if grammar:
+            raise ServerError(f"{self.url}: chapter 07's grammars are Lark grammars for llguidance; this source "
+                              "sends none to the server (llama.cpp's server reads GBNF). Use a local model for "
+                              "grammar-constrained decoding.")
+        return FinishedStream(self._generate(self.render(messages, tools, prefix=prefix), max_new_tokens, stop, top_k))
+
+    def _generate(self, prompt: str, max_new_tokens: int, stop: Sequence[str] = (), top_k: int = 0) -> Generation:
+        choice, seconds = self._complete(prompt, max_new_tokens, stop, top_k)
+        text = choice["text"]
+        tokens = self._fit(self._tokens(choice["logprobs"], top_k), text)
+        reason: StopReason = "max_new_tokens" if choice.get("finish_reason") == "length" else "end_of_turn"
+        hit = None
+        if reason == "end_of_turn" and stop:
+            hit, stop_tokens = self._which_stop(prompt, text, stop, top_k)
+            if hit is not None:
+                text, tokens, reason = text + hit, tokens + stop_tokens, "stop_string"
+        return Generation(prompt=prompt, prompt_ids=self.encode(prompt), token_ids=[t.token_id for t in tokens],
+                          text=text, tokens=tokens, stop_reason=reason, stop_string=hit,
+                          prefilled_tokens=len(self.encode(prompt)), decode_seconds=seconds)
+
+    def generate_prompts(self, prompts: Sequence[str], *, max_new_tokens: int = 256,
+                         grammars: Sequence[str | None] | None = None) -> list[Generation]:
+        """All the prompts sent at once, one request each: batching them is the server's job."""
+        if grammars and any(grammars):
+            raise ServerError(f"{self.url}: no grammars through this source (see `stream`).")
+        with ThreadPoolExecutor(max_workers=min(8, max(1, len(prompts)))) as pool:
+            return list(pool.map(lambda p: self._generate(p, max_new_tokens), prompts))

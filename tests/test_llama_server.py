@@ -1,0 +1,62 @@
+"""The server source against a real inference server: llama.cpp's (llama-cpp-python), started
+here on 127.0.0.1 with the 0.5B pack's GGUF file and stopped after.
+
+What is checked is the plumbing a chapter relies on, not what the model knows: a reply with
+per-token probabilities and top candidates, stop strings kept as the other models keep them, the
+harness running through the server with the prompt rendered here, a batch sent at once.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kitchen.harness import run_harness
+from kitchen.llama_server import llama_server
+from kitchen.server_model import ServerModel
+from kitchen.tools import calculator
+
+pytestmark = pytest.mark.model
+QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
+
+
+@pytest.fixture(scope="module")
+def model():
+    with llama_server("0.5b") as url:
+        yield ServerModel(url, "0.5b")
+
+
+def test_the_announcement_names_the_server_and_its_model(model):
+    line = model.describe()
+    assert model.url in line and model.served == "Qwen2.5-Coder-0.5B-Instruct-Q4_K_M" and model.served in line
+
+
+def test_a_reply_with_probabilities_and_candidates(model):
+    reply = model.generate(QUESTION, max_new_tokens=8, top_k=5)
+    assert reply.tokens and "".join(t.text for t in reply.tokens) == reply.text
+    assert reply.stop_reason == "max_new_tokens" and len(reply.tokens) == 8
+    assert all(0 < t.prob <= 1 for t in reply.tokens)
+    for token in reply.tokens:
+        assert 1 <= len(token.top) <= 5 and [c.prob for c in token.top] == sorted((c.prob for c in token.top), reverse=True)
+        assert token.top[0].text == token.text  # greedy: the chosen token is the top candidate
+    assert reply.prompt == model.render(QUESTION) and "<|im_start|>assistant" in reply.prompt
+
+
+def test_a_stop_string_is_kept_and_told_from_the_end_of_the_turn(model):
+    free = model.generate(QUESTION, max_new_tokens=40)  # this model repeats the question first
+    assert free.stop_reason == "end_of_turn" and "5678" in free.text
+    held = model.generate(QUESTION, stop=["5678"], max_new_tokens=40)
+    assert held.stop_reason == "stop_string" and held.stop_string == "5678"
+    assert held.text == free.text[: free.text.index("5678") + 4]
+    assert "".join(t.text for t in held.tokens) == held.text
+
+
+def test_the_harness_runs_through_the_server(model):
+    trace = run_harness(model, "What is 1234 × 5678?", [calculator], max_steps=3, max_new_tokens=80)
+    assert trace.steps and trace.stop_reason in ("answer", "cap")
+    assert "<tools>" in trace.steps[0].generation.prompt  # rendered here, with the tools
+
+
+def test_a_batch_goes_to_the_server_at_once(model):
+    prompts = [model.render([{"role": "user", "content": q}]) for q in ("Say yes.", "Say no.")]
+    replies = model.generate_prompts(prompts, max_new_tokens=8)
+    assert [r.prompt for r in replies] == prompts and all(r.text for r in replies)

@@ -1,0 +1,119 @@
+"""The server source against servers that misbehave: each a `ServerError` naming the URL, in time.
+
+Real sockets on loopback: nothing listening, a server that accepts and never answers, and servers
+that answer with something other than a completion. (The source against a real llama.cpp server
+is in tests/test_llama_server.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from kitchen.choice import choose
+from kitchen.models import load_model
+from kitchen.server_model import ServerError, ServerModel
+from ports import free_port
+
+MODELS = {"object": "list", "data": [{"id": "test-model.gguf", "object": "model", "owned_by": "me"}]}
+
+
+def serve(answers: dict[str, tuple[int, str]]):
+    """A local HTTP server answering each path with (status, body); returns (url, stop)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self):
+            status, body = answers.get(self.path, (404, "no such path"))
+            if self.headers.get("content-length"):
+                self.rfile.read(int(self.headers["content-length"]))
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def stop():
+        server.shutdown()
+        server.server_close()
+
+    return f"http://127.0.0.1:{server.server_address[1]}", stop
+
+
+@pytest.fixture
+def stalling():
+    """A socket that accepts connections and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+
+
+def test_nothing_listening_is_a_clear_error_at_once():
+    url = f"http://127.0.0.1:{free_port()}"
+    t0 = time.monotonic()
+    with pytest.raises(ServerError, match=rf"{url}/v1/models cannot be reached"):
+        ServerModel(url)
+    assert time.monotonic() - t0 < 5
+
+
+def test_a_server_that_stalls_is_an_error_within_the_timeout(stalling):
+    t0 = time.monotonic()
+    with pytest.raises(ServerError, match=rf"{stalling}/v1/models gave no answer within 1 s"):
+        ServerModel(stalling, connect_timeout=1)
+    assert time.monotonic() - t0 < 4
+
+
+def test_malformed_answers_are_clear_errors():
+    url, stop = serve({"/v1/models": (200, "<html>hello</html>")})
+    try:
+        with pytest.raises(ServerError, match="answered something that is not JSON"):
+            ServerModel(url)
+    finally:
+        stop()
+    url, stop = serve({"/v1/models": (200, json.dumps(MODELS)),
+                       "/v1/completions": (200, json.dumps({"choices": [{"text": "408"}]}))})
+    try:
+        model = ServerModel(url + "/v1/")
+        assert model.url == url and model.served == "test-model.gguf" and url in model.describe()
+        with pytest.raises(ServerError, match="not a completion with log-probabilities"):
+            model.generate([{"role": "user", "content": "12 * 34?"}])
+        with pytest.raises(ServerError, match="chapter 07's grammars"):
+            model.generate([{"role": "user", "content": "12 * 34?"}], grammar='start: "408"')
+    finally:
+        stop()
+
+
+def test_an_http_error_names_the_status():
+    url, stop = serve({"/v1/models": (503, "loading model")})
+    try:
+        with pytest.raises(ServerError, match="answered HTTP 503: loading model"):
+            ServerModel(url)
+    finally:
+        stop()
+
+
+def test_kitchen_model_names_a_server(monkeypatch):
+    url, stop = serve({"/v1/models": (200, json.dumps(MODELS))})
+    try:
+        monkeypatch.setenv("KITCHEN_MODEL", f"server:{url}")
+        assert choose("1.5b")[:2] == ("1.5b", "server")
+        model = load_model("1.5b", announce=False)
+        assert isinstance(model, ServerModel) and model.url == url and model.info.source == "server"
+    finally:
+        stop()
+    monkeypatch.delenv("KITCHEN_MODEL")
+    with pytest.raises(ValueError, match="needs the server's URL"):
+        load_model("0.5b", source="server", announce=False)
