@@ -14,11 +14,8 @@ batching; it is not a pip package, so the tests and `make` use this one.)
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -26,6 +23,7 @@ from typing import Iterator
 import httpx
 
 from . import packs
+from .local_servers import free_port, running
 
 CONTEXT = 4096  # tokens of prompt and reply a request may hold (the chapters' longest run fits)
 
@@ -38,25 +36,11 @@ def command(gguf: Path, port: int, host: str = "127.0.0.1", threads: int | None 
             "--n_threads", str(threads or os.cpu_count() or 1), "--interrupt_requests", "False"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_until_ready(process: subprocess.Popen, url: str, log: Path, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            tail = log.read_text(errors="replace")[-800:]
-            raise RuntimeError(f"llama.cpp's server exited with code {process.returncode}: {tail}")
-        try:
-            if httpx.get(f"{url}/v1/models", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.25)
-    raise TimeoutError(f"llama.cpp's server did not answer at {url} within {seconds:g} s")
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/v1/models", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 @contextmanager
@@ -68,20 +52,9 @@ def llama_server(tier: str = "0.5b", *, port: int | None = None, seconds: float 
     except ImportError:
         raise RuntimeError("llama-cpp-python is not installed: pip install -r requirements.txt builds it") from None
     gguf = packs.assemble(packs.PACKS[tier], progress=False)
-    port = port or _free_port()
+    port = port or free_port()
     url = f"http://127.0.0.1:{port}"
-    # Its log (about 180 KB at start-up) goes to a file: a pipe nobody reads would fill and stall it.
-    with tempfile.TemporaryDirectory(prefix="kitchen-llama-") as folder:
-        log = Path(folder) / "server.log"
-        with open(log, "w") as sink:
-            process = subprocess.Popen(command(gguf, port), stdout=sink, stderr=subprocess.STDOUT)
-        try:
-            _wait_until_ready(process, url, log, seconds)
+    with tempfile.TemporaryDirectory(prefix="kitchen-llama-") as folder:  # its log: about 180 KB at start-up
+        with running(command(gguf, port), Path(folder) / "server.log", lambda: _answers(url), seconds,
+                     "llama.cpp's server"):
             yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()

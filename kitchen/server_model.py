@@ -168,9 +168,10 @@ class ServerModel(TemplateChat):
             hit, stop_tokens = self._which_stop(prompt, text, stop, top_k)
             if hit is not None:
                 text, tokens, reason = text + hit, tokens + stop_tokens, "stop_string"
-        return Generation(prompt=prompt, prompt_ids=self.encode(prompt), token_ids=[t.token_id for t in tokens],
+        prompt_ids = self.encode(prompt)
+        return Generation(prompt=prompt, prompt_ids=prompt_ids, token_ids=[t.token_id for t in tokens],
                           text=text, tokens=tokens, stop_reason=reason, stop_string=hit,
-                          prefilled_tokens=len(self.encode(prompt)), decode_seconds=seconds)
+                          prefilled_tokens=len(prompt_ids), decode_seconds=seconds)
 
     def generate_prompts(self, prompts: Sequence[str], *, max_new_tokens: int = 256,
                          grammars: Sequence[str | None] | None = None) -> list[Generation]:

@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import psutil
-from ports import free_port
+from kitchen.local_servers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWER_WITHIN = 60.0  # seconds for JupyterLab to answer

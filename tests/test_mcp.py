@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from kitchen.harness import run_harness
-from ports import free_port, wait_for_port
+from kitchen.local_servers import free_port, wait_for_port
 from kitchen.mcp import (AGENT_ONLY_TOOLS, PROTOCOL_VERSION, MCPConnectionError, MCPToolbox, RawSession,
                          server_command)
 from kitchen.mcp.server import KitchenServer

@@ -11,6 +11,7 @@ import json
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -18,13 +19,14 @@ import pytest
 from kitchen.choice import choose
 from kitchen.models import load_model
 from kitchen.server_model import ServerError, ServerModel
-from ports import free_port
+from kitchen.local_servers import free_port
 
 MODELS = {"object": "list", "data": [{"id": "test-model.gguf", "object": "model", "owned_by": "me"}]}
 
 
-def serve(answers: dict[str, tuple[int, str]]):
-    """A local HTTP server answering each path with (status, body); returns (url, stop)."""
+@contextmanager
+def serving(answers: dict[str, tuple[int, str]]):
+    """A local HTTP server answering each path with (status, body); yields its URL, then closes."""
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self):
@@ -43,12 +45,11 @@ def serve(answers: dict[str, tuple[int, str]]):
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-
-    def stop():
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
         server.shutdown()
         server.server_close()
-
-    return f"http://127.0.0.1:{server.server_address[1]}", stop
 
 
 @pytest.fixture
@@ -77,43 +78,31 @@ def test_a_server_that_stalls_is_an_error_within_the_timeout(stalling):
 
 
 def test_malformed_answers_are_clear_errors():
-    url, stop = serve({"/v1/models": (200, "<html>hello</html>")})
-    try:
+    with serving({"/v1/models": (200, "<html>hello</html>")}) as url:
         with pytest.raises(ServerError, match="answered something that is not JSON"):
             ServerModel(url)
-    finally:
-        stop()
-    url, stop = serve({"/v1/models": (200, json.dumps(MODELS)),
-                       "/v1/completions": (200, json.dumps({"choices": [{"text": "408"}]}))})
-    try:
+    with serving({"/v1/models": (200, json.dumps(MODELS)),
+                  "/v1/completions": (200, json.dumps({"choices": [{"text": "408"}]}))}) as url:
         model = ServerModel(url + "/v1/")
         assert model.url == url and model.served == "test-model.gguf" and url in model.describe()
         with pytest.raises(ServerError, match="not a completion with log-probabilities"):
             model.generate([{"role": "user", "content": "12 * 34?"}])
         with pytest.raises(ServerError, match="chapter 07's grammars"):
             model.generate([{"role": "user", "content": "12 * 34?"}], grammar='start: "408"')
-    finally:
-        stop()
 
 
 def test_an_http_error_names_the_status():
-    url, stop = serve({"/v1/models": (503, "loading model")})
-    try:
+    with serving({"/v1/models": (503, "loading model")}) as url:
         with pytest.raises(ServerError, match="answered HTTP 503: loading model"):
             ServerModel(url)
-    finally:
-        stop()
 
 
 def test_kitchen_model_names_a_server(monkeypatch):
-    url, stop = serve({"/v1/models": (200, json.dumps(MODELS))})
-    try:
+    with serving({"/v1/models": (200, json.dumps(MODELS))}) as url:
         monkeypatch.setenv("KITCHEN_MODEL", f"server:{url}")
         assert choose("1.5b")[:2] == ("1.5b", "server")
         model = load_model("1.5b", announce=False)
         assert isinstance(model, ServerModel) and model.url == url and model.info.source == "server"
-    finally:
-        stop()
     monkeypatch.delenv("KITCHEN_MODEL")
     with pytest.raises(ValueError, match="needs the server's URL"):
         load_model("0.5b", source="server", announce=False)

@@ -24,10 +24,7 @@ import hmac
 import json
 import os
 import secrets
-import socket
-import subprocess
 import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -35,6 +32,7 @@ from typing import Any, Iterator
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
+from ..local_servers import free_port, listening, running
 from .conventions import server_command
 
 SCOPE = "kitchen:tools"
@@ -86,45 +84,14 @@ def verified_learner(request: Any) -> str | None:
     return user.access_token.client_id if isinstance(user, AuthenticatedUser) else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_until_listening(process: subprocess.Popen, port: int, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            if process.poll() is not None:
-                raise RuntimeError(f"the MCP server exited with code {process.returncode} before it listened: "
-                                   f"{process.stderr.read()[-500:] if process.stderr else ''}") from None
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the MCP server did not listen on port {port} within {seconds:g} s") from None
-            time.sleep(0.1)
-
-
 @contextmanager
 def room_server(names: list[str], *, faults: bool = False, seconds: float = 30.0) -> Iterator[tuple[str, dict[str, str]]]:
     """Chapter 05's server over HTTP on a free local port, for a room of `names`, each with a new
     token: yields (its URL, {name: token}); stops the server on leaving."""
     tokens = RoomTokens.generate(names)
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory(prefix="kitchen-room-") as folder:
         path = tokens.save(Path(folder) / "room.json")
         command = server_command(faults=faults, http=True, port=port, room=str(path))
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        try:
-            _wait_until_listening(process, port, seconds)
+        with running(command, Path(folder) / "server.log", lambda: listening(port), seconds, "the MCP server"):
             yield f"http://127.0.0.1:{port}/mcp", dict(tokens.tokens)
-        finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            process.stderr.close()
