@@ -17,15 +17,17 @@ LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGG
 PYTEST := $(OFFLINE) $(PY) -m pytest -p no:cacheprovider
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 # `make test` runs these one after another (each is also `make test-<phase>`).
-PHASES := unit model stories notebooks browser
+PHASES := unit model stories server notebooks browser
 # More options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899".
 LAB_ARGS ?=
+# More options for Voilà (`make demo`), e.g. make demo DEMO_ARGS="--no-browser --port 8866".
+DEMO_ARGS ?=
 # JupyterLab refuses to start as root (containers, CI) without --allow-root; only root gets it.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # `make -n test` only shows each phase's commands; its table then says so instead of "passed".
 PASSED = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),shown,passed)
 
-.PHONY: venv lab test test-unit test-fast test-model test-stories test-notebooks test-browser \
+.PHONY: venv lab demo test test-unit test-fast test-model test-stories test-server test-notebooks test-browser \
 	notebooks record benchmark book pack-1.5b clean
 
 venv: $(VENV)/.installed
@@ -44,6 +46,11 @@ $(VENV)/.installed: requirements.txt requirements-pack-0.5b.txt requirements-pac
 lab: venv
 	$(VENV)/bin/jupyter lab notebooks/ $(ALLOW_ROOT) $(LAB_ARGS)
 
+## Chapter 06's dashboard as a web page with no code cells (Voilà), for a projector: the packs,
+## or a classroom's server with KITCHEN_MODEL=server:http://HOST:PORT make demo.
+demo: venv
+	$(VENV)/bin/voila notebooks/demo/dashboard.ipynb $(DEMO_ARGS)
+
 ## Every test, offline, phase by phase; stops at the first failing phase, then prints each phase's time.
 test: venv
 	@status=0; rows=""; total=0; \
@@ -60,18 +67,23 @@ test: venv
 
 ## Unit tests (no model, no browser; includes `make lab` itself) and every doctest in kitchen/: about two minutes.
 test-unit: venv
-	$(PYTEST) tests kitchen --doctest-modules -m "not model and not story and not browser" \
-		--ignore=tests/stories --ignore=tests/browser
+	$(PYTEST) tests kitchen --doctest-modules -m "not model and not story and not server and not browser" \
+		--ignore=tests/stories --ignore=tests/server --ignore=tests/browser
 test-fast: test-unit
 
 ## Model tests on the real offline packs.
 test-model: venv
-	$(PYTEST) tests -m model --ignore=tests/stories --ignore=tests/browser
+	$(PYTEST) tests -m model --ignore=tests/stories --ignore=tests/server --ignore=tests/browser
 
 ## The chapters' stories (tests/stories, -m story); no folder or no tests there yet counts as a pass.
 test-stories: venv
 	if [ -d tests/stories ]; then $(PYTEST) tests/stories -m story || [ $$? -eq 5 ]; \
 	else echo "no tests/stories folder yet: nothing to run"; fi
+
+## Chapters 01 and 03 top to bottom against llama.cpp's server on both packs' GGUF files; each
+## verdict they show is checked (asserted where the claim was measured on the server, else reported).
+test-server: venv
+	$(PYTEST) tests/server -m server
 
 ## Every notebook top to bottom under nbval; prints each notebook's wall time and the series'.
 test-notebooks: venv

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .arithmetic import extract_answer
-from .choice import TIERS, installed_tiers
+from .choice import TIERS, installed_tiers, server_url
 from .recordings import RECORDINGS
+from .settings import current
 from .replies import Generation, Token
 from .harness import Event, Trace, run_harness
 from .tools import ToolError, calculator
@@ -92,11 +93,14 @@ def compare(model, question: str, tools: Sequence[Callable], **kwargs) -> Compar
 
 
 def available_sources() -> list[tuple[str, tuple[str, str]]]:
-    """What the dashboard's tier picker offers: each installed pack, and each tier's replay.
+    """What the dashboard's tier picker offers: the inference server `KITCHEN_MODEL` names (a
+    classroom's), each installed pack, and each tier's replay.
 
     Returns (label, (tier, source)) pairs, live sources first.
     """
+    url = server_url(current().model)
+    served = [(f"{t.label} · inference server {url}", (t.name, "server")) for t in TIERS.values()] if url else []
     live = [(f"{TIERS[t].label} · offline pack (live)", (t, "pack")) for t in installed_tiers()]
     replay = [(f"{t.label} · replay (recorded)", (t.name, "replay")) for t in TIERS.values()
               if any((RECORDINGS / t.name).glob("*.json"))]
-    return live + replay
+    return served + live + replay

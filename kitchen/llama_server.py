@@ -4,21 +4,25 @@
 Makefile's LLAMA_CMAKE) serves one
 request at a time. By default a new request cuts off a reply that is still streaming
 (`interrupt_requests`); a room of learners must not cut each other off, so it is turned off here.
+It can serve several GGUF files under their names; a request names the model it wants, and the
+server swaps it in (one loaded at a time: a swap costs a second or two of loading), so one server
+can stand in for both tiers.
 (llama.cpp's own `llama-server`, built from the same source, has parallel slots with continuous
 batching; it is not a pip package, so the tests and `make` use this one.)
 
-    with llama_server("0.5b") as url:
-        model = load_model("0.5b", source="server", url=url)
+    with llama_server("0.5b", "1.5b") as url:
+        model = load_model("0.5b", source="server", url=url)  # asks for the 0.5B file
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import httpx
 
@@ -28,12 +32,17 @@ from .local_servers import free_port, running
 CONTEXT = 4096  # tokens of prompt and reply a request may hold (the chapters' longest run fits)
 
 
-def command(gguf: Path, port: int, host: str = "127.0.0.1", threads: int | None = None) -> list[str]:
-    """The command that serves `gguf` at http://host:port (OpenAI API under /v1), under the file's
-    name without its folder (what the server reports as its model)."""
-    return [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", gguf.stem,
-            "--host", host, "--port", str(port), "--n_ctx", str(CONTEXT),
-            "--n_threads", str(threads or os.cpu_count() or 1), "--interrupt_requests", "False"]
+def config(ggufs: Sequence[Path], port: int, host: str = "127.0.0.1", threads: int | None = None) -> dict:
+    """The server's settings: each GGUF file served under its name without the folder (what the
+    server reports as its model, and what a request names); the first is loaded at start."""
+    threads = threads or os.cpu_count() or 1
+    return {"host": host, "port": port, "interrupt_requests": False,
+            "models": [{"model": str(g), "model_alias": g.stem, "n_ctx": CONTEXT, "n_threads": threads,
+                        "n_threads_batch": threads, "verbose": False} for g in ggufs]}
+
+
+def command(config_file: Path) -> list[str]:
+    return [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_file)]
 
 
 def _answers(url: str) -> bool:
@@ -44,17 +53,20 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def llama_server(tier: str = "0.5b", *, port: int | None = None, seconds: float = 120.0) -> Iterator[str]:
-    """Serve the tier's offline pack (its GGUF file, assembled if needed) on 127.0.0.1; yield the
-    URL; stop the server on leaving. Raises if `llama_cpp` is not installed or the server fails."""
+def llama_server(*tiers: str, port: int | None = None, seconds: float = 120.0) -> Iterator[str]:
+    """Serve the tiers' offline packs (their GGUF files, assembled if needed; the 0.5B when no tier
+    is named) on 127.0.0.1; yield the URL; stop the server on leaving. Raises if `llama_cpp` is not
+    installed or the server fails to start."""
     try:
         import llama_cpp  # noqa: F401  (only to fail early with a clear message)
     except ImportError:
         raise RuntimeError("llama-cpp-python is not installed: pip install -r requirements.txt builds it") from None
-    gguf = packs.assemble(packs.PACKS[tier], progress=False)
+    ggufs = [packs.assemble(packs.PACKS[t], progress=False) for t in (tiers or ("0.5b",))]
     port = port or free_port()
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory(prefix="kitchen-llama-") as folder:  # its log: about 180 KB at start-up
-        with running(command(gguf, port), Path(folder) / "server.log", lambda: _answers(url), seconds,
+        settings = Path(folder) / "server.json"
+        settings.write_text(json.dumps(config(ggufs, port), indent=1))
+        with running(command(settings), Path(folder) / "server.log", lambda: _answers(url), seconds,
                      "llama.cpp's server"):
             yield url

@@ -10,6 +10,8 @@ True
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import time
@@ -54,21 +56,31 @@ def wait_for_port(port: int, seconds: float = 30.0) -> None:
 
 
 def stop(process: subprocess.Popen, seconds: float = 15.0) -> None:
-    """Ask `process` to end, and kill it if it has not after `seconds`."""
-    process.terminate()
+    """Ask `process` and everything it started (its process group: `running` starts each server in
+    a session of its own, so `make demo`'s Voilà goes with `make`) to end; kill them after `seconds`."""
+    def signal_all(sig: int) -> None:
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    signal_all(signal.SIGTERM)
     try:
         process.wait(seconds)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        pass
+    signal_all(signal.SIGKILL)
+    process.wait()
 
 
 @contextmanager
-def running(command: Sequence[str], log: Path, ready: Callable[[], bool], seconds: float, what: str) -> Iterator[None]:
-    """Start `command` with its output in the file `log` (a pipe nobody reads would fill and stall
-    it), wait until `ready()`, and stop it on leaving."""
+def running(command: Sequence[str], log: Path, ready: Callable[[], bool], seconds: float, what: str,
+            env: dict[str, str] | None = None) -> Iterator[None]:
+    """Start `command` (in the environment `env`, else this one) with its output in the file `log`
+    (a pipe nobody reads would fill and stall it), wait until `ready()`, and stop it on leaving."""
     with open(log, "w") as sink:
-        process = subprocess.Popen(list(command), stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(list(command), stdout=sink, stderr=subprocess.STDOUT, env=env,
+                                   start_new_session=True)
     try:
         wait_for(ready, seconds, what, process, log)
         yield

@@ -7,15 +7,15 @@ candidates, so the step-through and chapter 01's views work.
 
 What a server does not give is left out rather than made up: token ids (the server sends each
 token's text; the ids here are what this tokenizer gives that text, -1 when it is not one token),
-how much of the prompt came from the server's KV cache (reported as none reused), separate
+the score of a text the model did not write (`logprobs`), how much of the prompt came from the server's KV cache (reported as none reused), separate
 pre-fill and decode times (the whole request's time counts as decode), the end-of-turn token, and
 chapter 07's Lark grammars (llama.cpp's server reads GBNF instead: a grammar is refused with a
 clear error). Replies are not streamed token by token: a cell's tokens appear when the reply is done.
 
-Stop strings go to the server, which stops before them and leaves them out of the text; when a
-reply stopped with stop strings given, one more short greedy request (the prompt, the reply, a
-few tokens) tells a stop string from the end of the turn, and puts the stop string back, as the
-other models of the series keep it.
+Stop strings go to the server, which stops before them and leaves them out of the text; the
+stop string is put back, as the other models of the series keep it. llama.cpp's server still lists
+the cut stop string's tokens, which tells a stop string from the end of the turn; where a server
+does not, one more short greedy request (the prompt, the reply, a few tokens) tells them apart.
 
 A server that is down, stalls or answers something else gives a `ServerError` naming its URL,
 within `timeout` seconds: never a hung cell.
@@ -51,17 +51,35 @@ def base_url(url: str) -> str:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-class ServerModel(TemplateChat):
-    """The model an OpenAI-compatible server at `url` serves, with the tier's tokenizer and chat
-    template (both tiers share the tokenizer; the template is the pack's)."""
+def pick(models: list[dict], tier: str) -> dict:
+    """The served model for a tier: the first whose name holds the tier's size ("1.5B"), else the
+    first served (a room's server usually serves one model, whatever the tier asked for).
 
-    def __init__(self, url: str, tier: str = "0.5b", *, timeout: float = 300.0, connect_timeout: float = 5.0):
+    >>> pick([{"id": "Qwen2.5-0.5B"}, {"id": "qwen2.5-1.5b-instruct"}], "1.5b")["id"]
+    'qwen2.5-1.5b-instruct'
+    >>> pick([{"id": "Qwen/Qwen2.5-7B-Instruct"}], "0.5b")["id"]
+    'Qwen/Qwen2.5-7B-Instruct'
+    """
+    return next((m for m in models if tier.lower() in str(m["id"]).lower()), models[0])
+
+
+class ServerModel(TemplateChat):
+    """The model an OpenAI-compatible server at `url` serves for `tier` (see `pick`), with the
+    tier's tokenizer and chat template (both tiers share the tokenizer; the template is the pack's)."""
+
+    def __init__(self, url: str, tier: str = "0.5b", *, timeout: float = 300.0, connect_timeout: float = 5.0,
+                 scores: bool = True):
         self.url = base_url(url)
         self.timeout, self.connect_timeout = timeout, connect_timeout
+        # Without scores (the load test's learners), replies carry no probabilities (NaN), their
+        # tokens are this tokenizer's cut of the text, and llama.cpp's server answers faster.
+        self.scores = scores
         self.tok = offline_tokenizer(tier)
-        listing = self._call("GET", "/v1/models", None, connect_timeout)
+        # The full timeout, not the connect one: a busy server (llama.cpp's, under a room's load)
+        # answers even this listing only between replies.
+        listing = self._call("GET", "/v1/models", None, timeout)
         try:
-            entry = listing["data"][0]
+            entry = pick(listing["data"], tier)
             self.served, owner = str(entry["id"]), str(entry.get("owned_by", "unknown"))
         except (KeyError, IndexError, TypeError):
             raise ServerError(f"{self.url}/v1/models answered without a model: {str(listing)[:200]}") from None
@@ -91,8 +109,9 @@ class ServerModel(TemplateChat):
             raise ServerError(f"{where} answered something that is not JSON: {answer.text[:200]!r}") from None
 
     def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], top_k: int) -> tuple[dict, float]:
-        body = {"model": self.served, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0,
-                "logprobs": max(1, top_k), "stream": False}
+        body = {"model": self.served, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0, "stream": False}
+        if self.scores:
+            body["logprobs"] = max(1, top_k)
         if stop:
             body["stop"] = list(stop)
         t0 = time.perf_counter()
@@ -100,13 +119,24 @@ class ServerModel(TemplateChat):
         seconds = time.perf_counter() - t0
         try:
             choice = data["choices"][0]
+            if not isinstance(choice["text"], str):
+                raise ValueError("no text")
+            if not self.scores:
+                return {**choice, "logprobs": self._unscored(choice["text"])}, seconds
             lp = choice["logprobs"]
-            if not isinstance(choice["text"], str) or len(lp["tokens"]) != len(lp["token_logprobs"]):
+            if len(lp["tokens"]) != len(lp["token_logprobs"]):
                 raise ValueError("tokens and log-probabilities do not match")
         except (KeyError, IndexError, TypeError, ValueError) as err:
             raise ServerError(f"{self.url}/v1/completions answered something that is not a completion with "
                               f"log-probabilities ({err}): {str(data)[:200]}") from None
         return choice, seconds
+
+    def _unscored(self, text: str) -> dict:
+        """A reply's tokens without scores: this tokenizer's cut of the text, probabilities NaN."""
+        spans = self.tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        cuts = [start for start, _ in spans][1:] + [len(text)]
+        pieces = [text[a:b] for a, b in zip([0] + cuts[:-1], cuts)] if text else []
+        return {"tokens": pieces, "token_logprobs": [math.nan] * len(pieces), "top_logprobs": None}
 
     # -- tokens ----------------------------------------------------------------------------------
 
@@ -161,17 +191,33 @@ class ServerModel(TemplateChat):
     def _generate(self, prompt: str, max_new_tokens: int, stop: Sequence[str] = (), top_k: int = 0) -> Generation:
         choice, seconds = self._complete(prompt, max_new_tokens, stop, top_k)
         text = choice["text"]
-        tokens = self._fit(self._tokens(choice["logprobs"], top_k), text)
+        listed = self._tokens(choice["logprobs"], top_k)
+        tokens = self._fit(listed, text)
         reason: StopReason = "max_new_tokens" if choice.get("finish_reason") == "length" else "end_of_turn"
         hit = None
         if reason == "end_of_turn" and stop:
-            hit, stop_tokens = self._which_stop(prompt, text, stop, top_k)
+            # llama.cpp's server lists the tokens of the stop string it cut: then no probe is needed.
+            written = "".join(t.text for t in listed)
+            hit = next((s for s in stop if written.startswith(text + s)), None)
             if hit is not None:
-                text, tokens, reason = text + hit, tokens + stop_tokens, "stop_string"
+                tokens = self._fit(listed, text + hit)  # a token may straddle the cut: fit them again
+            else:
+                hit, stop_tokens = self._which_stop(prompt, text, stop, top_k)
+                tokens = tokens + stop_tokens
+            if hit is not None:
+                text, reason = text + hit, "stop_string"
         prompt_ids = self.encode(prompt)
         return Generation(prompt=prompt, prompt_ids=prompt_ids, token_ids=[t.token_id for t in tokens],
                           text=text, tokens=tokens, stop_reason=reason, stop_string=hit,
                           prefilled_tokens=len(prompt_ids), decode_seconds=seconds)
+
+    def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
+        """Not through a server: the completions API scores what the model writes, not a text we
+        give it. Its `echo` option lists a prompt's tokens with scores, but llama-cpp-python 0.3.36
+        pairs each echoed token with the next position's candidates (after "Hello there, my" the
+        entry for " my" lists " name" first), so those numbers would be wrong here."""
+        raise ServerError(f"{self.url}: an inference server does not score a given text; use a local model "
+                          "(pack or hub) for log-probabilities of a continuation.")
 
     def generate_prompts(self, prompts: Sequence[str], *, max_new_tokens: int = 256,
                          grammars: Sequence[str | None] | None = None) -> list[Generation]:

@@ -73,7 +73,7 @@ def test_nothing_listening_is_a_clear_error_at_once():
 def test_a_server_that_stalls_is_an_error_within_the_timeout(stalling):
     t0 = time.monotonic()
     with pytest.raises(ServerError, match=rf"{stalling}/v1/models gave no answer within 1 s"):
-        ServerModel(stalling, connect_timeout=1)
+        ServerModel(stalling, timeout=1, connect_timeout=1)
     assert time.monotonic() - t0 < 4
 
 
@@ -106,3 +106,18 @@ def test_kitchen_model_names_a_server(monkeypatch):
     monkeypatch.delenv("KITCHEN_MODEL")
     with pytest.raises(ValueError, match="needs the server's URL"):
         load_model("0.5b", source="server", announce=False)
+
+
+def test_a_server_serving_several_models_gives_the_tiers_own():
+    listing = {"data": [{"id": "Qwen2.5-Coder-0.5B-Instruct-Q4_K_M"}, {"id": "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M"}]}
+    with serving({"/v1/models": (200, json.dumps(listing))}) as url:
+        assert ServerModel(url, "1.5b").served == "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M"
+        assert ServerModel(url, "0.5b").served == "Qwen2.5-Coder-0.5B-Instruct-Q4_K_M"
+    with serving({"/v1/models": (200, json.dumps(MODELS))}) as url:  # one model serves every tier
+        assert ServerModel(url, "1.5b").served == "test-model.gguf"
+
+
+def test_a_server_does_not_score_a_given_text():
+    with serving({"/v1/models": (200, json.dumps(MODELS))}) as url:
+        with pytest.raises(ServerError, match="does not score a given text"):
+            ServerModel(url, "0.5b").logprobs("What is 2 + 2?", "<tool_call>")

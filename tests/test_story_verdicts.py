@@ -73,3 +73,19 @@ def test_the_one_call_claim_says_no_to_a_reply_with_two_calls():
     runs = [ch03.two_products_run(ScriptedModel([reply, "Done."])) for reply in (one, two)]
     assert [len(r.results) for r in runs] == [1, 2]
     assert [verdict("03.one_call_small", r, ScriptedModel([])).holds for r in runs] == [True, False]
+
+
+def test_a_shown_verdict_is_also_written_where_KITCHEN_VERDICTS_says(replays, tmp_path, monkeypatch, capsys):
+    import json
+
+    from kitchen.stories import show
+    from kitchen.stories.core import VERDICTS_VAR
+
+    log = tmp_path / "verdicts.jsonl"
+    monkeypatch.setenv(VERDICTS_VAR, str(log))
+    small = replays["0.5b"]
+    shown = show("03.chain", ch03.chain_run(small), small)
+    written = [json.loads(line) for line in log.read_text().splitlines()]
+    assert written == [{"claim": "03.chain", "holds": shown.holds, "measured_here": shown.measured_here,
+                        "setting": list(shown.setting), "line": shown.line()}]
+    assert shown.line() in capsys.readouterr().out

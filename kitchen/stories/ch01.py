@@ -8,7 +8,7 @@ from ..arithmetic import check_work, departure, extract_answer, find_answer
 from ..harness import run_harness
 from ..lab import exact_answer, verdict as answer_verdict
 from ..tools import calculator
-from .core import CODER_05, CODER_15, claim
+from .core import CODER_05, CODER_15, SERVED_05, claim
 
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
 RIGHT = 1234 * 5678
@@ -16,6 +16,9 @@ LONG_QUESTION = ("What is 1234 × 5678? Work it out with long multiplication: "
                  "one row for each digit of 5678, then add the rows.")
 OWN_SUM = "What is 987 × 654?"
 SMALL_HERE = ((CODER_05, "pack", "float32"),)
+# Claims about the text (not about probabilities) also hold on the same GGUF file served by
+# llama.cpp's server (the server phase of `make test` runs the chapter there).
+SMALL_TEXT = SMALL_HERE + (SERVED_05,)
 # Shown from a recording (600 tokens take minutes live): the recording's own setting.
 BIG_RECORDED = ((CODER_15, "pack", "float32"), (CODER_15, "replay", "float32"))
 
@@ -29,6 +32,8 @@ def with_calculator(model) -> dict:
     """The question through the harness with the calculator, and `<tool_call>`'s log-probability
     at the reply's first token."""
     trace = run_harness(model, QUESTION, [calculator])
+    if model.info.source == "server":  # a server does not score a given text (see kitchen.server_model)
+        return {"trace": trace, "tag_logprob": None}
     (_, tag_logprob), = model.logprobs(model.render(QUESTION, [calculator]), "<tool_call>")
     return {"trace": trace, "tag_logprob": tag_logprob}
 
@@ -42,7 +47,7 @@ def own_sum(model):
 
 
 @claim("01.wrong_without_tools", "without tools, the 0.5B pack answers 1234 × 5678 wrong", "0.5b",
-       SMALL_HERE, tools_off)
+       SMALL_TEXT, tools_off)
 def _wrong(reply) -> tuple[bool, str]:
     found = extract_answer(reply.text)
     if found is None:
@@ -50,7 +55,7 @@ def _wrong(reply) -> tuple[bool, str]:
     return found != RIGHT, f"it answered {found:,}; the right answer is {RIGHT:,}"
 
 
-@claim("01.digits_one_token_each", "each digit of its answer is a token of its own", "0.5b", SMALL_HERE,
+@claim("01.digits_one_token_each", "each digit of its answer is a token of its own", "0.5b", SMALL_TEXT,
        tools_off)
 def _digits(reply) -> tuple[bool, str]:
     found = find_answer(reply.text)
@@ -67,7 +72,7 @@ def _digits(reply) -> tuple[bool, str]:
 
 
 @claim("01.departs_after_a_right_start", "its answer starts with the right digits, then departs from them",
-       "0.5b", SMALL_HERE, tools_off)
+       "0.5b", SMALL_TEXT, tools_off)
 def _departs(reply) -> tuple[bool, str]:
     d = departure(reply, RIGHT)
     if d is None:
@@ -76,7 +81,7 @@ def _departs(reply) -> tuple[bool, str]:
 
 
 @claim("01.calculator_right", "with the calculator, it writes a call and the harness ends on 7,006,652",
-       "0.5b", SMALL_HERE, with_calculator)
+       "0.5b", SMALL_TEXT, with_calculator)
 def _calculator(evidence) -> tuple[bool, str]:
     trace = evidence["trace"]
     calls = [c.name for s in trace.steps for c in s.parsed.calls]
@@ -90,6 +95,8 @@ def _calculator(evidence) -> tuple[bool, str]:
        "token is below one in a million", "0.5b", SMALL_HERE, with_calculator)
 def _no_tags(evidence) -> tuple[bool, str]:
     text = evidence["trace"].steps[0].text
+    if evidence["tag_logprob"] is None:
+        return False, f"the tag in its text: {'<tool_call>' in text}; its probability: not given by this source"
     p = math.exp(evidence["tag_logprob"])
     return ("<tool_call>" not in text and p < 1e-6,
             f"the tag in its text: {'<tool_call>' in text}; its probability at the first token: {p:.2g}")
@@ -104,7 +111,7 @@ def _long(reply) -> tuple[bool, str]:
             f"answer {work.answer}; {len(work.rows)} rows found, {placed} right and in their place")
 
 
-@claim("01.own_sum_right", "with the calculator, the 0.5B pack answers 987 × 654 right", "0.5b", SMALL_HERE,
+@claim("01.own_sum_right", "with the calculator, the 0.5B pack answers 987 × 654 right", "0.5b", SMALL_TEXT,
        own_sum)
 def _own_sum(trace) -> tuple[bool, str]:
     line = answer_verdict(trace.answer or "", exact_answer(OWN_SUM))

@@ -6,10 +6,13 @@ from ..harness import run_harness
 from ..protocols import NativeProtocol
 from ..tasks import grade, load_tasks
 from ..tools import calculator, count_words, search_rhymes
-from .core import CODER_05, CODER_15, claim
+from .core import CODER_05, CODER_15, SERVED_05, SERVED_15, claim
 
 SMALL_HERE = ((CODER_05, "pack", "float32"),)
 BIG_HERE = ((CODER_15, "pack", "float32"),)
+# Also seen on the same GGUF files served by llama.cpp's server (the server phase of `make test`).
+# Not there: the 1.5B's one call for two products (served, it writes both calls in its first reply).
+SMALL_TEXT, BIG_TEXT = SMALL_HERE + (SERVED_05,), BIG_HERE + (SERVED_15,)
 STAR = "How many words are in the nursery rhyme about the little star?"
 # Results handed back bare: no sentence after them asking for an answer (chapter 03 shows why).
 BARE = NativeProtocol(result_note="")
@@ -35,7 +38,7 @@ def small_tasks(model) -> list[bool]:
 
 
 @claim("03.chain", "the 1.5B pack chains search_rhymes and count_words to the right word count", "1.5b",
-       BIG_HERE, chain_run)
+       BIG_TEXT, chain_run)
 def _chain(evidence) -> tuple[bool, str]:
     task, trace = evidence
     g = grade(task, trace)
@@ -44,7 +47,7 @@ def _chain(evidence) -> tuple[bool, str]:
 
 
 @claim("03.recovers_from_an_error", "the 1.5B pack's first call fails, and its next call, written after "
-       "reading the error, works", "1.5b", BIG_HERE, recovery_run)
+       "reading the error, works", "1.5b", BIG_TEXT, recovery_run)
 def _recovers(trace) -> tuple[bool, str]:
     results = trace.results
     if len(results) < 2:
@@ -75,6 +78,6 @@ def _one_call(trace) -> tuple[bool, str]:
 
 
 claim("03.one_call_small", "asked for two products with several calls per reply allowed, the 0.5B pack's "
-      "first reply holds one call", "0.5b", SMALL_HERE, two_products_run)(_one_call)
+      "first reply holds one call", "0.5b", SMALL_TEXT, two_products_run)(_one_call)
 claim("03.one_call_big", "asked for two products with several calls per reply allowed, the 1.5B pack's "
       "first reply holds one call", "1.5b", BIG_HERE, two_products_run)(_one_call)

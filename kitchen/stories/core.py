@@ -12,6 +12,8 @@ reported: it may hold or not, and the verdict says which and why.
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -19,6 +21,12 @@ from typing import Any, Callable
 Setting = tuple[str, str, str]
 CODER_05 = "Qwen2.5-Coder-0.5B-Instruct"
 CODER_15 = "Qwen2.5-Coder-1.5B-Instruct"
+# The same packs' GGUF files served by llama.cpp's server (`kitchen.llama_server`): the server source.
+SERVED_05 = ("Qwen2.5-Coder-0.5B-Instruct-Q4_K_M", "server", "none")
+SERVED_15 = ("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M", "server", "none")
+# When set, each verdict a notebook shows is also added to this file, a JSON object per line (the
+# server phase of `make test` reads what chapters 01 and 03 showed when run against the server).
+VERDICTS_VAR = "KITCHEN_VERDICTS"
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,10 @@ def show(claim_id: str, evidence: Any, model) -> Verdict:
     """Print the verdict line (a notebook's verdict cell) and return it."""
     v = verdict(claim_id, evidence, model)
     print(v.line())
+    if os.environ.get(VERDICTS_VAR):
+        with open(os.environ[VERDICTS_VAR], "a", encoding="utf-8") as log:
+            log.write(json.dumps({"claim": claim_id, "holds": v.holds, "measured_here": v.measured_here,
+                                  "setting": list(v.setting), "line": v.line()}) + "\n")
     return v
 
 
