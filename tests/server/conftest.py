@@ -1,24 +1,5 @@
 """The server phase's report: what ran, and each verdict, printed at the end of the run."""
 
-from __future__ import annotations
+from end_of_run import reporter
 
-import pytest
-
-LINES = pytest.StashKey[list]()
-
-
-def pytest_configure(config):
-    config.stash[LINES] = []
-
-
-@pytest.fixture
-def report(request):
-    return request.config.stash[LINES].append
-
-
-def pytest_terminal_summary(terminalreporter, config):
-    lines = config.stash.get(LINES, [])
-    if lines:
-        terminalreporter.section("chapters on the inference server")
-        for line in lines:
-            terminalreporter.write_line(line)
+pytest_configure, report, pytest_terminal_summary = reporter("chapters on the inference server")

@@ -10,6 +10,8 @@ from kitchen import packs
 from kitchen.choice import TIERS, choose, hub_is_cached, hub_is_reachable
 from kitchen.settings import current
 
+from end_of_run import reporter
+
 
 @pytest.fixture
 def require_tier():
@@ -26,22 +28,5 @@ def require_tier():
     return check
 
 
-REPORTED = pytest.StashKey[list]()
-
-
-def pytest_configure(config):
-    config.stash[REPORTED] = []
-
-
-@pytest.fixture
-def report(request):
-    """Keep a verdict line for the end of the run (a claim checked where it was not measured)."""
-    return request.config.stash[REPORTED].append
-
-
-def pytest_terminal_summary(terminalreporter, config):
-    lines = config.stash.get(REPORTED, [])
-    if lines:
-        terminalreporter.section("stories reported, not asserted (not measured on this setting)")
-        for line in lines:
-            terminalreporter.write_line(line)
+pytest_configure, report, pytest_terminal_summary = reporter(
+    "stories reported, not asserted (not measured on this setting)")
