@@ -7,8 +7,8 @@ candidates, so the step-through and chapter 01's views work.
 
 What a server does not give is left out rather than made up: token ids (the server sends each
 token's text; the ids here are what this tokenizer gives that text, -1 when it is not one token),
-the score of a text the model did not write (`logprobs`), how much of the prompt came from the server's KV cache (reported as none reused), separate
-pre-fill and decode times (the whole request's time counts as decode), the end-of-turn token, and
+the score of a text the model did not write (`logprobs`), how much of the prompt came from the
+server's KV cache (reported as none reused), separate pre-fill and decode times (the whole request's time counts as decode), the end-of-turn token, and
 chapter 07's Lark grammars (llama.cpp's server reads GBNF instead: a grammar is refused with a
 clear error). Replies are not streamed token by token: a cell's tokens appear when the reply is done.
 

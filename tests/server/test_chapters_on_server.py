@@ -11,7 +11,6 @@ The executed copies are saved in artifacts/server/ for a look at what the server
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
@@ -35,19 +34,16 @@ def server_url():
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_the_chapter_runs_on_the_server(name, server_url, tmp_path, report):
+def test_the_chapter_runs_on_the_server(name, server_url, tmp_path, report, monkeypatch):
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     verdicts = tmp_path / "verdicts.jsonl"
-    env = {"KITCHEN_MODEL": f"server:{server_url}", VERDICTS_VAR: str(verdicts)}
-    before = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # the kernel inherits this process's environment
+    monkeypatch.setenv("KITCHEN_MODEL", f"server:{server_url}")  # the kernel inherits this environment
+    monkeypatch.setenv(VERDICTS_VAR, str(verdicts))
     t0 = time.perf_counter()
     try:
         NotebookClient(nb, timeout=900, kernel_name="python3",
                        resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
     finally:
-        for k, v in before.items():
-            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, ARTIFACTS / name)
     report(f"{name}: ran top to bottom against {server_url} in {time.perf_counter() - t0:.0f} s")
