@@ -86,3 +86,21 @@ class Constraint:
     def finished(self) -> bool:
         """The grammar is complete and allows nothing but the end of the reply."""
         return self.matcher.is_stopped()
+
+
+def grammar_complaint(tok: Any, grammar: str, token_ids: list[int], complete: bool = True) -> str:
+    """Why a reply's tokens break `grammar` ("" when they keep to it; a reply cut short by the
+    token limit keeps to it when it is a start the grammar allows, so `complete=False`).
+
+    >>> from kitchen.tokenizer import offline_tokenizer
+    >>> tok = offline_tokenizer("0.5b")
+    >>> grammar_complaint(tok, 'start: "Hi"', tok.encode("Hi")), bool(grammar_complaint(tok, 'start: "Hi"', tok.encode("Ho")))
+    ('', True)
+    """
+    constraint = Constraint.for_tokenizer(tok, grammar)
+    for position, token_id in enumerate(token_ids):
+        if not constraint.matcher.consume_token(token_id):
+            return f"token {position} ({tok.decode([token_id])!r}) is not allowed there"
+    if complete and not constraint.matcher.is_accepting():
+        return "the reply ends before the grammar allows it to"
+    return ""

@@ -8,9 +8,16 @@ candidates, so the step-through and chapter 01's views work.
 What a server does not give is left out rather than made up: token ids (the server sends each
 token's text; the ids here are what this tokenizer gives that text, -1 when it is not one token),
 the score of a text the model did not write (`logprobs`), how much of the prompt came from the
-server's KV cache (reported as none reused), separate pre-fill and decode times (the whole request's time counts as decode), the end-of-turn token, and
-chapter 07's Lark grammars (llama.cpp's server reads GBNF instead: a grammar is refused with a
-clear error). Replies are not streamed token by token: a cell's tokens appear when the reply is done.
+server's KV cache (reported as none reused), separate pre-fill and decode times (the whole
+request's time counts as decode), and the end-of-turn token. Replies are not streamed token by
+token: a cell's tokens appear when the reply is done.
+
+Chapter 07's grammars are Lark (llguidance's); llama.cpp's server reads GBNF, so a grammar is
+translated (`kitchen.gbnf`) and sent in the request's `grammar` field, with the special tokens
+the grammar does not name banned (`logit_bias`: llama.cpp would let them stand for their text).
+A reply is then checked against the Lark grammar here, with llguidance: a server that ignored
+the field (vLLM names its own differently) gives a `ServerError`, never an unconstrained reply
+passed off as a held one.
 
 Stop strings go to the server, which stops before them and leaves them out of the text; the
 stop string is put back, as the other models of the series keep it. llama.cpp's server still lists
@@ -31,6 +38,8 @@ from typing import Any, Sequence
 import httpx
 
 from .chat_model import ModelInfo, TemplateChat, Tools
+from .constraint import grammar_complaint
+from .gbnf import banned_tokens, lark_to_gbnf
 from .replies import Candidate, FinishedStream, Generation, StopReason, Token
 from .tokenizer import offline_tokenizer
 
@@ -75,6 +84,8 @@ class ServerModel(TemplateChat):
         # tokens are this tokenizer's cut of the text, and llama.cpp's server answers faster.
         self.scores = scores
         self.tok = offline_tokenizer(tier)
+        self.special = sorted(self.tok.added_tokens_decoder)  # <|im_start|>, <tool_call>, ...
+        self.end_of_turn = self.tok.convert_tokens_to_ids(["<|im_end|>", "<|endoftext|>"])
         # The full timeout, not the connect one: a busy server (llama.cpp's, under a room's load)
         # answers even this listing only between replies.
         listing = self._call("GET", "/v1/models", None, timeout)
@@ -108,8 +119,11 @@ class ServerModel(TemplateChat):
         except ValueError:
             raise ServerError(f"{where} answered something that is not JSON: {answer.text[:200]!r}") from None
 
-    def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], top_k: int) -> tuple[dict, float]:
+    def _complete(self, prompt: str, max_tokens: int, stop: Sequence[str], top_k: int,
+                  gbnf: str | None = None, banned: Sequence[int] = ()) -> tuple[dict, float]:
         body = {"model": self.served, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0, "stream": False}
+        if gbnf:
+            body["grammar"], body["logit_bias"] = gbnf, {str(t): -100 for t in banned}
         if self.scores:
             body["logprobs"] = max(1, top_k)
         if stop:
@@ -182,14 +196,13 @@ class ServerModel(TemplateChat):
                max_new_tokens: int = 256, stop: Sequence[str] = (), top_k: int = 0,
                reuse_cache: bool = False, grammar: str | None = None) -> FinishedStream:
         """The whole reply, handed out as a stream (see the module's notes on what a server gives)."""
-        if grammar:
-            raise ServerError(f"{self.url}: chapter 07's grammars are Lark grammars for llguidance; this source "
-                              "sends none to the server (llama.cpp's server reads GBNF). Use a local model for "
-                              "grammar-constrained decoding.")
-        return FinishedStream(self._generate(self.render(messages, tools, prefix=prefix), max_new_tokens, stop, top_k))
+        prompt = self.render(messages, tools, prefix=prefix)
+        return FinishedStream(self._generate(prompt, max_new_tokens, stop, top_k, grammar))
 
-    def _generate(self, prompt: str, max_new_tokens: int, stop: Sequence[str] = (), top_k: int = 0) -> Generation:
-        choice, seconds = self._complete(prompt, max_new_tokens, stop, top_k)
+    def _generate(self, prompt: str, max_new_tokens: int, stop: Sequence[str] = (), top_k: int = 0,
+                  grammar: str | None = None) -> Generation:
+        held = (lark_to_gbnf(grammar), banned_tokens(grammar, self.special, self.end_of_turn)) if grammar else (None, ())
+        choice, seconds = self._complete(prompt, max_new_tokens, stop, top_k, *held)
         text = choice["text"]
         listed = self._tokens(choice["logprobs"], top_k)
         tokens = self._fit(listed, text)
@@ -206,10 +219,22 @@ class ServerModel(TemplateChat):
                 tokens = tokens + stop_tokens
             if hit is not None:
                 text, reason = text + hit, "stop_string"
+        if grammar:
+            self._check_held(grammar, tokens, text, complete=reason != "max_new_tokens")
         prompt_ids = self.encode(prompt)
         return Generation(prompt=prompt, prompt_ids=prompt_ids, token_ids=[t.token_id for t in tokens],
                           text=text, tokens=tokens, stop_reason=reason, stop_string=hit,
                           prefilled_tokens=len(prompt_ids), decode_seconds=seconds)
+
+    def _check_held(self, grammar: str, tokens: list[Token], text: str, complete: bool) -> None:
+        """Raise if the reply breaks the grammar: the server did not apply it."""
+        ids = [t.token_id for t in tokens]
+        complaint = grammar_complaint(self.tok, grammar, ids if -1 not in ids else self.encode(text), complete)
+        if complaint:
+            raise ServerError(f"{self.url}: the reply breaks the grammar ({complaint}): {text[:120]!r}. Either the "
+                              "server ignored it (llama.cpp's reads GBNF in the request's `grammar` field; others "
+                              "may not), or, under \"auto\", llama.cpp let a <tool_call> token follow free text "
+                              "(see kitchen.gbnf).")
 
     def logprobs(self, prompt: str, continuation: str) -> list[tuple[str, float]]:
         """Not through a server: the completions API scores what the model writes, not a text we
@@ -221,8 +246,8 @@ class ServerModel(TemplateChat):
 
     def generate_prompts(self, prompts: Sequence[str], *, max_new_tokens: int = 256,
                          grammars: Sequence[str | None] | None = None) -> list[Generation]:
-        """All the prompts sent at once, one request each: batching them is the server's job."""
-        if grammars and any(grammars):
-            raise ServerError(f"{self.url}: no grammars through this source (see `stream`).")
+        """All the prompts sent at once, one request each (each held to its grammar, if any):
+        batching them is the server's job."""
+        grammars = list(grammars or [None] * len(prompts))
         with ThreadPoolExecutor(max_workers=min(8, max(1, len(prompts)))) as pool:
-            return list(pool.map(lambda p: self._generate(p, max_new_tokens), prompts))
+            return list(pool.map(lambda pg: self._generate(pg[0], max_new_tokens, grammar=pg[1]), zip(prompts, grammars)))

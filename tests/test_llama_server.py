@@ -3,17 +3,21 @@ here on 127.0.0.1 with the 0.5B pack's GGUF file and stopped after.
 
 What is checked is the plumbing a chapter relies on, not what the model knows: a reply with
 per-token probabilities and top candidates, stop strings kept as the other models keep them, the
-harness running through the server with the prompt rendered here, a batch sent at once.
+harness running through the server with the prompt rendered here, a batch sent at once, and
+chapter 07's grammars translated to GBNF and held by the server (each reply is also checked
+against the Lark grammar here, by llguidance, inside `ServerModel`).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from kitchen.grammar import CALL_OPEN, call_grammar
 from kitchen.harness import run_harness
+from kitchen.parsing import parse_tool_calls
 from kitchen.llama_server import llama_server
 from kitchen.server_model import ServerModel
-from kitchen.tools import calculator
+from kitchen.tools import TOY_TOOLS, calculator
 
 pytestmark = pytest.mark.model
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
@@ -60,3 +64,15 @@ def test_a_batch_goes_to_the_server_at_once(model):
     prompts = [model.render([{"role": "user", "content": q}]) for q in ("Say yes.", "Say no.")]
     replies = model.generate_prompts(prompts, max_new_tokens=8)
     assert [r.prompt for r in replies] == prompts and all(r.text for r in replies)
+
+
+def test_a_grammar_holds_the_reply_on_the_server(model):
+    notes = [{"role": "user", "content": "Which files are in the notes folder?"}]
+    named = model.generate(notes, TOY_TOOLS, grammar=call_grammar(TOY_TOOLS, {"name": "calculator"}), max_new_tokens=60)
+    assert named.stop_reason == "end_of_turn" and named.token_ids[0] == CALL_OPEN
+    calls = parse_tool_calls(named.text).calls
+    assert [c.name for c in calls] == ["calculator"] and set(calls[0].arguments) == {"expression"}
+    none = model.generate(notes, TOY_TOOLS, grammar=call_grammar(TOY_TOOLS, "none"), max_new_tokens=10)
+    assert none.text and CALL_OPEN not in none.token_ids and "<tool_call>" not in none.text
+    digits = model.generate_prompts([model.render(QUESTION)], max_new_tokens=6, grammars=['start: /[0-9]{3}/'])[0]
+    assert len(digits.text) == 3 and digits.text.isdigit() and digits.stop_reason == "end_of_turn"

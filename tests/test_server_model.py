@@ -87,8 +87,24 @@ def test_malformed_answers_are_clear_errors():
         assert model.url == url and model.served == "test-model.gguf" and url in model.describe()
         with pytest.raises(ServerError, match="not a completion with log-probabilities"):
             model.generate([{"role": "user", "content": "12 * 34?"}])
-        with pytest.raises(ServerError, match="chapter 07's grammars"):
-            model.generate([{"role": "user", "content": "12 * 34?"}], grammar='start: "408"')
+
+
+def completion(pieces: list[str]) -> str:
+    """A completions-API answer writing `pieces`, each token certain."""
+    return json.dumps({"choices": [{"text": "".join(pieces), "finish_reason": "stop", "logprobs": {
+        "tokens": pieces, "token_logprobs": [0.0] * len(pieces), "top_logprobs": [{p: 0.0} for p in pieces]}}]})
+
+
+def test_a_reply_is_checked_against_the_grammar_it_was_sent():
+    question = [{"role": "user", "content": "12 * 34?"}]
+    for pieces, held in ((["4", "0", "8"], True), (["The", " answer"], False)):
+        with serving({"/v1/models": (200, json.dumps(MODELS)), "/v1/completions": (200, completion(pieces))}) as url:
+            model = ServerModel(url)
+            if held:
+                assert model.generate(question, grammar='start: /[0-9]+/').text == "408"
+            else:  # a server that ignored the grammar: an error, not an unheld reply passed off as held
+                with pytest.raises(ServerError, match="the reply breaks the grammar"):
+                    model.generate(question, grammar='start: /[0-9]+/')
 
 
 def test_an_http_error_names_the_status():
