@@ -88,9 +88,12 @@ class Constraint:
         return self.matcher.is_stopped()
 
 
-def grammar_complaint(tok: Any, grammar: str, token_ids: list[int], complete: bool = True) -> str:
+def grammar_complaint(tok: Any, grammar: str, token_ids: list[int], complete: bool = True,
+                      candidates: list[list] | None = None) -> str:
     """Why a reply's tokens break `grammar` ("" when they keep to it; a reply cut short by the
     token limit keeps to it when it is a start the grammar allows, so `complete=False`).
+    `candidates` (a list per token, of `Candidate`s): each is marked allowed or not by the mask
+    at its step, as the decode loop marks them (for a reply held by a server).
 
     >>> from kitchen.tokenizer import offline_tokenizer
     >>> tok = offline_tokenizer("0.5b")
@@ -99,6 +102,10 @@ def grammar_complaint(tok: Any, grammar: str, token_ids: list[int], complete: bo
     """
     constraint = Constraint.for_tokenizer(tok, grammar)
     for position, token_id in enumerate(token_ids):
+        if candidates is not None:
+            allowed = constraint.allowed()
+            for c in candidates[position]:
+                c.allowed = bool(allowed[c.token_id]) if 0 <= c.token_id < len(allowed) else None
         if not constraint.matcher.consume_token(token_id):
             return f"token {position} ({tok.decode([token_id])!r}) is not allowed there"
     if complete and not constraint.matcher.is_accepting():

@@ -7,6 +7,8 @@ candidates, so the step-through and chapter 01's views work.
 
 What a server does not give is left out rather than made up: token ids (the server sends each
 token's text; the ids here are what this tokenizer gives that text, -1 when it is not one token),
+special tokens among a step's top candidates (llama-cpp-python lists each as "", so they are left
+out: at a step where the model wanted to end its turn, the candidates shown are text tokens),
 the score of a text the model did not write (`logprobs`), how much of the prompt came from the
 server's KV cache (reported as none reused), separate pre-fill and decode times (the whole
 request's time counts as decode), and the end-of-turn token. Replies are not streamed token by
@@ -162,7 +164,10 @@ class ServerModel(TemplateChat):
         tops = lp.get("top_logprobs") or [None] * len(lp["tokens"])
         tokens = []
         for piece, logprob, top in zip(lp["tokens"], lp["token_logprobs"], tops):
-            ranked = sorted((top or {}).items(), key=lambda kv: -kv[1])[:top_k] if top_k else []
+            # llama-cpp-python lists every special token (<|im_end|>, ...) as "", one overwriting
+            # the other: such an entry names no token and its score is not that token's, so it goes.
+            named = [(t, v) for t, v in (top or {}).items() if t]
+            ranked = sorted(named, key=lambda kv: -kv[1])[:top_k] if top_k else []
             tokens.append(Token(self._id(piece), piece, math.exp(logprob if logprob is not None else 0.0),
                                 [Candidate(self._id(t), t, math.exp(v)) for t, v in ranked]))
         return tokens
@@ -227,9 +232,13 @@ class ServerModel(TemplateChat):
                           prefilled_tokens=len(prompt_ids), decode_seconds=seconds)
 
     def _check_held(self, grammar: str, tokens: list[Token], text: str, complete: bool) -> None:
-        """Raise if the reply breaks the grammar: the server did not apply it."""
+        """Raise if the reply breaks the grammar (the server did not apply it); else mark which of
+        each step's candidates the grammar allowed (the server lists the model's own top choices)."""
         ids = [t.token_id for t in tokens]
-        complaint = grammar_complaint(self.tok, grammar, ids if -1 not in ids else self.encode(text), complete)
+        if -1 in ids:  # a piece that is not one token: check the text, candidates stay unmarked
+            complaint = grammar_complaint(self.tok, grammar, self.encode(text), complete)
+        else:
+            complaint = grammar_complaint(self.tok, grammar, ids, complete, [t.top for t in tokens])
         if complaint:
             raise ServerError(f"{self.url}: the reply breaks the grammar ({complaint}): {text[:120]!r}. Either the "
                               "server ignored it (llama.cpp's reads GBNF in the request's `grammar` field; others "

@@ -68,8 +68,12 @@ def test_a_batch_goes_to_the_server_at_once(model):
 
 def test_a_grammar_holds_the_reply_on_the_server(model):
     notes = [{"role": "user", "content": "Which files are in the notes folder?"}]
-    named = model.generate(notes, TOY_TOOLS, grammar=call_grammar(TOY_TOOLS, {"name": "calculator"}), max_new_tokens=60)
+    named = model.generate(notes, TOY_TOOLS, grammar=call_grammar(TOY_TOOLS, {"name": "calculator"}),
+                           max_new_tokens=60, top_k=3)
     assert named.stop_reason == "end_of_turn" and named.token_ids[0] == CALL_OPEN
+    # the server lists the model's own top choices; the mask, walked here, marks them as the decode loop does
+    assert named.tokens[0].top[0].allowed is False  # unheld, this model starts a bare {"name": ...}
+    assert all(c.allowed for t in named.tokens for c in t.top if c.token_id == t.token_id)
     calls = parse_tool_calls(named.text).calls
     assert [c.name for c in calls] == ["calculator"] and set(calls[0].arguments) == {"expression"}
     none = model.generate(notes, TOY_TOOLS, grammar=call_grammar(TOY_TOOLS, "none"), max_new_tokens=10)

@@ -101,7 +101,8 @@ def test_a_reply_is_checked_against_the_grammar_it_was_sent():
         with serving({"/v1/models": (200, json.dumps(MODELS)), "/v1/completions": (200, completion(pieces))}) as url:
             model = ServerModel(url)
             if held:
-                assert model.generate(question, grammar='start: /[0-9]+/').text == "408"
+                reply = model.generate(question, grammar='start: /[0-9]+/')
+                assert reply.text == "408" and all(c.allowed is True for t in reply.tokens for c in t.top)
             else:  # a server that ignored the grammar: an error, not an unheld reply passed off as held
                 with pytest.raises(ServerError, match="the reply breaks the grammar"):
                     model.generate(question, grammar='start: /[0-9]+/')
