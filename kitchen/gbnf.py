@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from llama_cpp.llama_grammar import SchemaConverter
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_RULE_START = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:")
+_RULE_START = re.compile(r"\s*[?!]?([A-Za-z_][A-Za-z0-9_]*)\s*:")  # Lark's ?rule and !rule mean the same texts
 _TOKEN_ID = re.compile(r"<\[(\d+)\]>")
 _SHORTHANDS = {"s": " \t\n\r\x0b\x0c", "d": "0123456789",
                "w": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"}
@@ -83,7 +83,7 @@ def lark_to_gbnf(lark: str) -> str:
             current.append(_TOKEN_ID.match(lark, i).group(0))
             i = _TOKEN_ID.match(lark, i).end()
         elif lark.startswith("%json", i):
-            schema, i = json.JSONDecoder().raw_decode(lark, _skip_space(lark, i + len("%json")))
+            schema, i = _json_at(lark, _skip_space(lark, i + len("%json")))
             current.append(_json_rule(converter, schema, f"json{blocks}"))
             blocks += 1
         elif c in "()|*+?":
@@ -138,6 +138,16 @@ def _skip_space(text: str, i: int) -> int:
     while i < len(text) and text[i].isspace():
         i += 1
     return i
+
+
+def _json_at(text: str, i: int) -> tuple[dict, int]:
+    try:
+        schema, end = json.JSONDecoder().raw_decode(text, i)
+    except ValueError as err:
+        raise GrammarError(f"The schema after %json is not JSON: {err}") from None
+    if not isinstance(schema, dict):
+        raise GrammarError(f"The schema after %json is not an object: {text[i:i + 40]!r}")
+    return schema, end
 
 
 def _string_end(text: str, i: int) -> int:

@@ -57,6 +57,7 @@ CASES = [
 def test_the_translation_reads_like_the_lark():
     gbnf = lark_to_gbnf(TINY)
     assert gbnf.splitlines()[0].startswith("root ::= <[151657]>") and "[0-9 +\\x2D*/().]" in gbnf
+    assert lark_to_gbnf('start: pair\n?pair: "a" | "b"') == 'root ::= pair\npair ::= "a" | "b"'
 
 
 @pytest.mark.parametrize("lark, why", [
@@ -67,6 +68,7 @@ def test_the_translation_reads_like_the_lark():
     ('thing: "a"', "no `start` rule"),
     ('start: "a" ~ 3', "No GBNF translation"),
     ('start: "abc"i', "case-insensitive"),
+    ("start: %json {'type': 'string'}", "not JSON"),
     ('start: "a\\N{NO SUCH NAME}"', "would not read"),
 ])
 def test_what_it_cannot_translate_is_a_clear_error(lark, why):
