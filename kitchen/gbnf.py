@@ -70,7 +70,7 @@ def lark_to_gbnf(lark: str) -> str:
         elif current is None:
             raise GrammarError(f"Lark text before the first rule: {lark[i:i + 40]!r}")
         elif c == '"':
-            end = _string_end(lark, i)
+            end = _closing(lark, i, '"', "A string") + 1
             current.append(_gbnf_string(_string_value(lark[i:end])))
             i = end
             if lark.startswith("..", i) or re.match(r"i\b", lark[i:]):
@@ -150,14 +150,14 @@ def _json_at(text: str, i: int) -> tuple[dict, int]:
     return schema, end
 
 
-def _string_end(text: str, i: int) -> int:
-    """The index just past the Lark string literal that opens at `i`."""
+def _closing(text: str, i: int, close: str, what: str) -> int:
+    """The index of the `close` that ends what opens at `i` (a backslash escapes the next character)."""
     j = i + 1
-    while j < len(text) and text[j] != '"':
+    while j < len(text) and text[j] != close:
         j += 2 if text[j] == "\\" else 1
     if j >= len(text):
-        raise GrammarError(f"A string that never ends: {text[i:i + 40]!r}")
-    return j + 1
+        raise GrammarError(f"{what} that never ends: {text[i:i + 40]!r}")
+    return j
 
 
 def _string_value(literal: str) -> str:
@@ -198,7 +198,7 @@ def _regex_rule(converter: SchemaConverter, pattern: str, flags: str, name: str)
     while i < len(pattern):
         c = pattern[i]
         if c == "[":
-            end = _class_end(pattern, i)
+            end = _closing(pattern, i, "]", "A character class")
             out.append(_gbnf_class(pattern[i + 1:end]))
             i = end + 1
         elif c == "\\" and i + 1 < len(pattern):
@@ -217,15 +217,6 @@ def _regex_rule(converter: SchemaConverter, pattern: str, flags: str, name: str)
         return converter._visit_pattern("^" + "".join(out) + "$", name)
     except (AssertionError, ValueError) as err:
         raise GrammarError(f"The regex /{pattern}/ has no GBNF translation here: {err}") from None
-
-
-def _class_end(pattern: str, i: int) -> int:
-    j = i + 1
-    while j < len(pattern) and pattern[j] != "]":
-        j += 2 if pattern[j] == "\\" else 1
-    if j >= len(pattern):
-        raise GrammarError(f"A character class that never ends in /{pattern}/")
-    return j
 
 
 def _gbnf_class(body: str) -> str:
