@@ -1,7 +1,7 @@
 """Greedy generation, one token at a time, written out so every step can be watched.
 
 `TokenStream` runs the decode loop: pre-fill the prompt (only the tokens not already in the
-KV cache), then pick the most likely token, append it, repeat. Each step yields a `Token` with the
+KV cache; a fresh start begins from the kept system turn, see `SystemTurn`), then pick the most likely token, append it, repeat. Each step yields a `Token` with the
 token, the text it added, its probability and, on request, the top-k candidates. The loop stops at
 the end of the turn, at a stop string (such as `</tool_call>`) or at `max_new_tokens`; the finished
 run is a `Generation`.
@@ -13,6 +13,7 @@ run repeats), batch (`LiveModel.generate_prompts`) or load a model
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
@@ -34,6 +35,40 @@ class KVState:
 
     def clear(self) -> None:
         self.ids, self.cache = [], None
+
+
+@dataclass
+class SystemTurn:
+    """The keys and values of recent system turns, kept across calls (a prefix cache).
+
+    With tools, Qwen's chat template puts the whole tools block in the system turn: about 1,000
+    tokens for chapter 05's six tools, the same for every run with the same tools. A fresh call
+    (no reuse of the previous call's cache) pre-fills its system turn alone, up to and including
+    its first `end_id` (`<|im_end|>`), then the rest of the prompt. Each distinct system turn is
+    computed once and copied from here afterwards (the last `keep` of them are kept). The numbers
+    are the same either way, since the prompt is split at the same place whether its system turn
+    came from here or was just computed: a reply depends on its prompt alone, never on what ran
+    before.
+    """
+
+    end_id: int
+    keep: int = 4
+    kept: dict[tuple[int, ...], Any] = field(default_factory=dict)
+
+    def seed(self, hf_model, prompt_ids: list[int], kv: KVState) -> int:
+        """Fill the empty `kv` with the system turn of `prompt_ids`; return how many tokens were
+        computed for it now (0 when it was kept, or when the prompt has no system turn to split off)."""
+        if self.end_id not in prompt_ids[:-1]:
+            return 0
+        turn = tuple(prompt_ids[:prompt_ids.index(self.end_id) + 1])
+        computed = 0
+        if turn not in self.kept:
+            out = hf_model(input_ids=torch.tensor([turn]), use_cache=True, logits_to_keep=1)
+            self.kept[turn], computed = out.cache, len(turn)
+            while len(self.kept) > self.keep:
+                self.kept.pop(next(iter(self.kept)))  # the oldest goes first
+        kv.ids, kv.cache = list(turn), copy.deepcopy(self.kept[turn])  # the stream extends its cache in place
+        return computed
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -60,8 +95,9 @@ class TokenStream:
     def __init__(self, hf_model, tok, prompt: str, prompt_ids: list[int], *, max_new_tokens: int,
                  stop: Sequence[str], end_ids: set[int], top_k: int, kv: KVState | None,
                  step: Callable[[Any, int, Any], torch.Tensor] | None = None,
-                 constraint: Constraint | None = None):
+                 constraint: Constraint | None = None, system: SystemTurn | None = None):
         self.hf_model, self.tok, self.step, self.constraint = hf_model, tok, step, constraint
+        self.system = system
         self.prompt, self.prompt_ids = prompt, prompt_ids
         self.max_new_tokens, self.stop, self.end_ids = max_new_tokens, tuple(stop), end_ids
         self.top_k, self.kv = top_k, kv
@@ -82,9 +118,13 @@ class TokenStream:
             yield from self._decode()
 
     def _prefill(self):
-        """Run the prompt through the model; reuse the cached part when the KV state allows."""
+        """Run the prompt through the model; reuse the cached part when the KV state allows. A fresh
+        start (empty KV state) begins from the system turn, when one is kept. Returns the logits, the
+        cache and how many prompt tokens came from a cache (not computed in this call)."""
         kv, ids = self.kv, self.prompt_ids
-        start, cache = 0, None
+        start, cache, computed = 0, None, 0
+        if self.system is not None and kv is not None and kv.cache is None:
+            computed = self.system.seed(self.hf_model, ids, kv)
         if kv is not None and kv.cache is not None:
             start = min(common_prefix(kv.ids, ids), len(ids) - 1)  # at least one token to compute
             if start > 0:
@@ -96,7 +136,7 @@ class TokenStream:
             kv.clear()  # the cache is changed in place from here on; it is handed back at the end
         out = self.hf_model(input_ids=torch.tensor([ids[start:]]), cache=cache, use_cache=True,
                             logits_to_keep=1)
-        return out.logits[0, -1], out.cache, start
+        return out.logits[0, -1], out.cache, start - computed
 
     def _decode(self) -> Iterator[Token]:
         tok = self.tok

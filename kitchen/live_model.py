@@ -13,7 +13,7 @@ import torch
 
 from .chat_model import ModelInfo, TemplateChat
 from .constraint import Constraint
-from .generation import KVState, TokenStream, common_prefix
+from .generation import KVState, SystemTurn, TokenStream, common_prefix
 from .replies import Detokenizer, Generation, Token
 
 MIN_SHARED = 16  # the fewest shared prompt tokens pre-filled once for a whole batch
@@ -24,12 +24,16 @@ class LiveModel(TemplateChat):
     """A transformers model running here, with greedy decoding and KV-cache reuse.
 
     `step`, when given, decodes one token instead of the transformers forward (the int8 fast
-    mode's `kitchen.int8.decode_step`).
+    mode's `kitchen.int8.decode_step`). `keep_system_turn` (on by default) keeps the system turn's
+    keys and values across calls (`kitchen.generation.SystemTurn`); off, a fresh call pre-fills
+    its whole prompt in one pass.
     """
 
     def __init__(self, hf_model: Any, tok: Any, info: ModelInfo, step: DecodeStep | None = None):
         self.hf_model, self.tok, self.info, self.step = hf_model, tok, info, step
         self.kv = KVState()
+        self.system_turn = SystemTurn(tok.convert_tokens_to_ids("<|im_end|>"))
+        self.keep_system_turn = True
 
     def stream(self, messages, tools=None, *, prefix="", max_new_tokens=256, stop=(), top_k=0,
                reuse_cache=False, grammar=None) -> TokenStream:
@@ -38,10 +42,11 @@ class LiveModel(TemplateChat):
         `stop` strings end the reply (kept in its text); `top_k` > 0 records that many candidates
         per step. The KV cache of every call is kept; `reuse_cache=True` pre-fills only the tokens
         not already in it (the harness does this for the turns of one run). By default a call
-        starts from an empty cache, so its reply depends on its prompt alone, not on what ran
-        before (in the int8 fast mode, how a prompt is split between cache and pre-fill can
-        change a reply: its activations are quantized per pre-fill). `grammar` (Lark text, see
-        `kitchen.grammar`) holds every token of the reply to it.
+        starts afresh: from the kept system turn (see `keep_system_turn`), or from an empty cache.
+        Either way its reply depends on its prompt alone, not on what ran before (how a prompt is
+        split between cache and pre-fill changes the last digits of the numbers, and in the int8
+        fast mode sometimes a token: its activations are quantized per pre-fill). `grammar` (Lark
+        text, see `kitchen.grammar`) holds every token of the reply to it.
         """
         prompt = self.render(messages, tools, prefix=prefix)
         if not reuse_cache:
@@ -49,7 +54,8 @@ class LiveModel(TemplateChat):
         return TokenStream(self.hf_model, self.tok, prompt, self.encode(prompt),
                            max_new_tokens=max_new_tokens, stop=stop, end_ids=self.end_ids,
                            top_k=top_k, kv=self.kv, step=self.step,
-                           constraint=self.constraint(grammar) if grammar else None)
+                           constraint=self.constraint(grammar) if grammar else None,
+                           system=self.system_turn if self.keep_system_turn else None)
 
     def constraint(self, grammar: str) -> Constraint:
         """A fresh grammar state for one reply of this model (see `kitchen.constraint`)."""

@@ -61,10 +61,42 @@ def test_cache_reuse_prefills_only_new_tokens_and_keeps_the_tokens(model):
                          {"role": "user", "content": "Are you sure?"}]
     reused = model.generate(follow, max_new_tokens=6, reuse_cache=True)
     fresh = model.generate(follow, max_new_tokens=6)
-    assert fresh.reused_tokens == 0
+    assert fresh.reused_tokens == system_turn_length(model, fresh)  # only the kept system turn
     assert reused.reused_tokens > len(first.prompt_ids) - 5
-    assert reused.prefilled_tokens < fresh.prefilled_tokens == len(fresh.prompt_ids)
+    assert reused.prefilled_tokens < fresh.prefilled_tokens
     assert reused.token_ids == fresh.token_ids
+
+
+def system_turn_length(model, gen) -> int:
+    return gen.prompt_ids.index(model.tok.convert_tokens_to_ids("<|im_end|>")) + 1
+
+
+def test_system_turn_is_computed_once_and_kept(model):
+    cold = model.generate(MESSAGES, max_new_tokens=6, top_k=3)
+    warm = model.generate(MESSAGES, max_new_tokens=6, top_k=3)
+    assert cold.prefilled_tokens == len(cold.prompt_ids)  # the system turn computed now, then the rest
+    assert warm.prefilled_tokens == len(warm.prompt_ids) - system_turn_length(model, warm)
+    # The prompt is split at the same place both times, so the numbers are the same, not just close.
+    assert warm.token_ids == cold.token_ids
+    assert [t.prob for t in warm.tokens] == [t.prob for t in cold.tokens]
+    assert [[c.prob for c in t.top] for t in warm.tokens] == [[c.prob for c in t.top] for t in cold.tokens]
+
+
+def test_another_system_turn_is_computed_and_few_are_kept(model):
+    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}
+    model.generate(MESSAGES, max_new_tokens=2)
+    with_tool = model.generate(MESSAGES, [tool], max_new_tokens=2)
+    assert with_tool.prefilled_tokens == len(with_tool.prompt_ids)  # a new system turn (its tools block)
+    for n in range(model.system_turn.keep + 2):
+        model.generate([{"role": "system", "content": f"system {n}"}] + MESSAGES, max_new_tokens=1)
+    assert len(model.system_turn.kept) == model.system_turn.keep
+
+
+def test_whole_prompt_in_one_pass_when_the_system_turn_is_not_kept(model):
+    model.keep_system_turn = False
+    model.generate(MESSAGES, max_new_tokens=2)
+    again = model.generate(MESSAGES, max_new_tokens=2)
+    assert again.prefilled_tokens == len(again.prompt_ids) and not model.system_turn.kept
 
 
 def test_abandoned_stream_leaves_a_usable_cache(model):
