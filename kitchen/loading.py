@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from . import int8, packs
+from . import int8, onednn, packs
 from .chat_model import Dtype, ModelInfo
 from .choice import Tier, hub_is_reachable, hub_snapshot
 from .live_model import LiveModel
@@ -34,7 +34,10 @@ def _torch_dtype(dtype: Dtype) -> Any:
 
 
 def _live(hf_model: Any, tok: Any, info: ModelInfo) -> LiveModel:
-    """The `LiveModel`, with the int8 fast mode's decode step when it runs in int8."""
+    """The `LiveModel`, with the int8 fast mode's decode step when it runs in int8, and float32's
+    linear layers on oneDNN (`kitchen.onednn`)."""
+    if info.dtype == "float32":
+        onednn.use_onednn(hf_model)
     return LiveModel(hf_model, tok, info, step=int8.decode_step if info.dtype == "int8" else None)
 
 

@@ -1,7 +1,7 @@
 """Speed of the live model on this machine, printed as tables with ratios.
 
     python scripts/benchmark.py                 # everything below, 0.5B pack
-    python scripts/benchmark.py --only decode   # one section: load, decode, cache, batch, grammar
+    python scripts/benchmark.py --only decode   # one section: load, decode, cache, onednn, batch, grammar
 
 Sections:
 - load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
@@ -15,6 +15,8 @@ Sections:
   median of 3 runs, fresh process each.
 - cache: a harness turn after a tool result, with the KV cache of the previous turn reused
   (only the new tokens pre-filled), and from the kept system turn only, against a full re-prefill.
+- onednn: float32 decoding with the linear layers on oneDNN (the default, `kitchen.onednn`) against
+  PyTorch's default BLAS (MKL), the same prompt and tokens, in one process.
 - batch: the chapter 06 sweep's tools-off answers, one batch against one at a time.
 - grammar: decode time per token with a grammar's mask (chapter 07) against the same decoding
   without it, for the widest mask (free text) and for a tool call; the compile time apart.
@@ -87,6 +89,30 @@ def worker_decode(tier: str, dtype: str) -> dict:
             "model": model.describe(), "peak_mb": peak_mb()}
 
 
+def worker_onednn(tier: str, dtype: str) -> dict:
+    import torch
+
+    from kitchen.models import load_model
+    from kitchen.onednn import OneDNNLinear
+
+    model = load_model(tier, "pack", dtype="float32", announce=False, progress=False)
+    out = {}
+    for kernel in ("oneDNN", "MKL"):
+        if kernel == "MKL":  # back to plain nn.Linear layers: PyTorch's default BLAS
+            for parent in list(model.hf_model.modules()):
+                for name, child in list(parent.named_children()):
+                    if isinstance(child, OneDNNLinear):
+                        dense = torch.nn.Linear(child.in_features, child.out_features)
+                        dense.weight.data, dense.bias.data = child.weight.to_dense(), child.bias.to_dense()
+                        setattr(parent, name, dense)
+        model.generate(PROMPT, max_new_tokens=8, reuse_cache=False)  # warm-up
+        gens = [model.generate(PROMPT, max_new_tokens=NEW_TOKENS, reuse_cache=False) for _ in range(RUNS)]
+        out[kernel] = {"decode_tok_s": statistics.median(g.tokens_per_second for g in gens),
+                       "prefill_s": statistics.median(g.prefill_seconds for g in gens), "ids": gens[0].token_ids}
+    same = out["oneDNN"].pop("ids") == out["MKL"].pop("ids")
+    return {**out, "same_tokens": same, "tokens": NEW_TOKENS}
+
+
 def worker_grammar(tier: str, dtype: str) -> dict:
     """Decode time per token with and without a grammar's mask, and the grammar's compile time."""
     from kitchen.grammar import call_grammar
@@ -124,6 +150,7 @@ def bytes_read_per_token(hf_model) -> int:
     import torch
 
     from kitchen.int8 import Int8Linear
+    from kitchen.onednn import OneDNNLinear
 
     total, seen = 0, set()
     for module in hf_model.modules():
@@ -133,6 +160,9 @@ def bytes_read_per_token(hf_model) -> int:
             for weight, bias in module.chunks():
                 total += weight.numel() * weight.element_size()
                 total += 0 if bias is None else bias.numel() * bias.element_size()
+            continue
+        if isinstance(module, OneDNNLinear):  # float32 weights in oneDNN's format (buffers)
+            total += module.weight_bytes()
             continue
         for param in module.parameters(recurse=False):
             if param.data_ptr() not in seen:
@@ -230,7 +260,8 @@ def worker_batch(tier: str, dtype: str) -> dict:
             "identical_replies": same}
 
 
-WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "batch": worker_batch,
+WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "onednn": worker_onednn,
+           "batch": worker_batch,
            "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp, "grammar": worker_grammar}
 
 
@@ -332,6 +363,17 @@ def section_cache(tier: str, dtype: str) -> None:
           f"token {fresh['ttft_s'] / system['ttft_s']:.1f}x, total {fresh['total_s'] / system['total_s']:.2f}x")
 
 
+def section_onednn(tier: str, dtype: str) -> None:
+    r = run_worker("onednn", tier, "float32")
+    print(f"\n## float32 linear layers: oneDNN against MKL ({tier}; the decode section's prompt, "
+          f"{r['tokens']} greedy tokens, median of {RUNS}, one process)\n")
+    print(table(["kernel", "decode tokens/s", "time to first token"], [
+        [k, f"{r[k]['decode_tok_s']:.1f}", f"{r[k]['prefill_s'] * 1000:.0f} ms"] for k in ("oneDNN", "MKL")]))
+    print(f"\nratio (oneDNN / MKL): decode {r['oneDNN']['decode_tok_s'] / r['MKL']['decode_tok_s']:.2f}x, "
+          f"time to first token {r['MKL']['prefill_s'] / r['oneDNN']['prefill_s']:.2f}x; the same "
+          f"{r['tokens']} tokens: {'yes' if r['same_tokens'] else 'no'}")
+
+
 def section_batch(tier: str, dtype: str) -> None:
     r = run_worker("batch", tier, dtype)
     print(f"\n## Batched generation ({tier}, {dtype}; {r['n']} three-digit multiplications, tools off, "
@@ -359,7 +401,8 @@ def section_grammar(tier: str, dtype: str) -> None:
           f"Target: at most 1.15x per token after compile.")
 
 
-SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache, "batch": section_batch,
+SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache, "onednn": section_onednn,
+            "batch": section_batch,
             "grammar": section_grammar}
 
 
