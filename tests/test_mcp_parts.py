@@ -195,6 +195,15 @@ def test_a_raw_session_sends_lines_and_matches_answers():
     assert not raw.alive and raw.process.returncode == 0 and pid
 
 
+def test_the_handshake_waits_for_a_slow_start_and_other_requests_do_not():
+    slow = [ECHO_SERVER[0], "-c", "import time; time.sleep(1.5)\n" + ECHO_SERVER[2]]
+    with raw_session.RawSession(slow, timeout=0.5, connect_timeout=10) as raw:
+        assert raw.initialize()["result"] == {"echo": "initialize"}  # answered after 1.5 s, within 10
+    with raw_session.RawSession(slow, timeout=0.5, connect_timeout=10) as raw:
+        with pytest.raises(TimeoutError):
+            raw.request("tools/list")  # not the handshake: 0.5 s
+
+
 def test_a_closed_server_output_is_a_connection_error():
     raw = raw_session.RawSession([sys.executable, "-c", "import sys; sys.stderr.write('bye\\n')"], timeout=5)
     with pytest.raises(ConnectionError, match="closed its output"):

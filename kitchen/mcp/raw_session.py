@@ -37,15 +37,18 @@ class RawSession:
 
     Nothing is checked on the way out: `send` writes whatever it is given (a dict as one JSON
     line, a str verbatim), so malformed frames can be tried too. Every frame, both ways, goes to
-    `wire`. Reading blocks at most `timeout` seconds and then raises `TimeoutError`.
+    `wire`. Reading blocks at most `timeout` seconds and then raises `TimeoutError`; the handshake
+    waits up to `connect_timeout`, since the server is still starting (importing the MCP SDK
+    took 5.5 s on an idle 2-core machine here, longer while tests run beside it).
     """
 
     def __init__(self, command: Sequence[str] | None = None, *, faults: bool = False,
-                 wire: WireLog | None = None, timeout: float = 10.0, env: dict[str, str] | None = None):
+                 wire: WireLog | None = None, timeout: float = 10.0, connect_timeout: float = 30.0,
+                 env: dict[str, str] | None = None):
         check_sdk()
         self.command = list(command or server_command(faults=faults))
         self.wire = wire if wire is not None else WireLog()
-        self.timeout = timeout
+        self.timeout, self.connect_timeout = timeout, connect_timeout
         self.stderr: deque[str] = deque(maxlen=200)
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._unclaimed: list[dict[str, Any]] = []
@@ -122,10 +125,11 @@ class RawSession:
         return self.wait_for(lambda m: m.get("id") == ident and "method" not in m, timeout)
 
     def initialize(self, protocol_version: str = PROTOCOL_VERSION, timeout: float | None = None) -> dict[str, Any]:
-        """The handshake by hand: `initialize`, then `notifications/initialized`; returns the result."""
+        """The handshake by hand: `initialize`, then `notifications/initialized`; returns the result.
+        Waits up to `connect_timeout` unless `timeout` is given."""
         answer = self.request("initialize", {"protocolVersion": protocol_version, "capabilities": {},
                                              "clientInfo": {"name": CLIENT_NAME + "-by-hand", "version": "0"}},
-                              timeout=timeout)
+                              timeout=self.connect_timeout if timeout is None else timeout)
         self.notify("notifications/initialized")
         return answer
 
