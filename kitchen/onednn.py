@@ -6,8 +6,8 @@ EPYC, 2 cores, AVX2) that row took 2.3 ms through MKL against 0.83 ms through on
 0.5B MLP matrix. oneDNN, also inside PyTorch, picks its kernels by the instructions the CPU has,
 whoever made it. `use_onednn` swaps every `nn.Linear` of a float32 model for a `OneDNNLinear`
 holding the same weights in oneDNN's format (the dense copy is dropped; an output head that
-shares its weights with the embedding table becomes a second copy). The numbers are the same matrix product added up in another order: they differ from MKL's
-in the last digits.
+shares its weights with the embedding table becomes a second copy). The numbers are the same
+matrix product added up in another order: they differ from MKL's in the last digits.
 
 Owns that swap. Does not load models (`kitchen.loading`) or touch int8 and bfloat16 models.
 """
@@ -38,6 +38,12 @@ class OneDNNLinear(nn.Module):
         rows = x.reshape(-1, self.in_features).contiguous().to_mkldnn()
         y = torch._C._nn.mkldnn_linear(rows, self.weight, self.bias).to_dense()
         return y.reshape(*x.shape[:-1], self.out_features)
+
+    def to_linear(self) -> nn.Linear:
+        """The same layer as a plain `nn.Linear` again (multiplied by PyTorch's default BLAS)."""
+        dense = nn.Linear(self.in_features, self.out_features)
+        dense.weight.data, dense.bias.data = self.weight.to_dense(), self.bias.to_dense()
+        return dense
 
     def weight_bytes(self) -> int:
         """The bytes of weights (and bias) one call reads."""

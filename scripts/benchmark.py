@@ -90,8 +90,6 @@ def worker_decode(tier: str, dtype: str) -> dict:
 
 
 def worker_onednn(tier: str, dtype: str) -> dict:
-    import torch
-
     from kitchen.models import load_model
     from kitchen.onednn import OneDNNLinear
 
@@ -102,9 +100,7 @@ def worker_onednn(tier: str, dtype: str) -> dict:
             for parent in list(model.hf_model.modules()):
                 for name, child in list(parent.named_children()):
                     if isinstance(child, OneDNNLinear):
-                        dense = torch.nn.Linear(child.in_features, child.out_features)
-                        dense.weight.data, dense.bias.data = child.weight.to_dense(), child.bias.to_dense()
-                        setattr(parent, name, dense)
+                        setattr(parent, name, child.to_linear())
         model.generate(PROMPT, max_new_tokens=8, reuse_cache=False)  # warm-up
         gens = [model.generate(PROMPT, max_new_tokens=NEW_TOKENS, reuse_cache=False) for _ in range(RUNS)]
         out[kernel] = {"decode_tok_s": statistics.median(g.tokens_per_second for g in gens),

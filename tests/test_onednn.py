@@ -24,6 +24,7 @@ def test_same_product_as_nn_linear(bias):
     with torch.inference_mode():
         assert torch.allclose(OneDNNLinear(dense)(x), dense(x), atol=1e-5)
         assert torch.allclose(OneDNNLinear(dense)(x[:, -1]), dense(x[:, -1]), atol=1e-5)  # one row, as in decoding
+        assert torch.equal(OneDNNLinear(dense).to_linear()(x), dense(x))  # and back to MKL
 
 
 def test_every_float32_linear_is_swapped_and_replies_are_the_same():
