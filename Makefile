@@ -17,7 +17,10 @@ LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGG
 PYTEST := $(OFFLINE) $(PY) -m pytest -p no:cacheprovider
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 # `make test` runs these one after another (each is also `make test-<phase>`).
-PHASES := unit model stories server notebooks browser
+PHASES := unit model notebooks stories server browser
+# The notebooks phase's verdict cells write their verdicts here; within `make test` the stories phase
+# checks a claim on them when its chapter showed it where it was measured (tests/stories).
+VERDICTS := artifacts/verdicts/notebooks.jsonl
 # More options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899".
 LAB_ARGS ?=
 # More options for Voilà (`make demo`), e.g. make demo DEMO_ARGS="--no-browser --port 8866".
@@ -52,6 +55,7 @@ demo: venv
 	$(VENV)/bin/voila notebooks/demo/dashboard.ipynb $(DEMO_ARGS)
 
 ## Every test, offline, phase by phase; stops at the first failing phase, then prints each phase's time.
+test: export KITCHEN_STORIES_FROM = $(abspath $(VERDICTS))
 test: venv
 	@status=0; rows=""; total=0; \
 	for phase in $(PHASES); do \
@@ -75,7 +79,8 @@ test-fast: test-unit
 test-model: venv
 	$(PYTEST) tests -m model --ignore=tests/stories --ignore=tests/server --ignore=tests/browser
 
-## The chapters' stories (tests/stories, -m story); no folder or no tests there yet counts as a pass.
+## The chapters' stories (tests/stories, -m story); within `make test` a claim the notebooks phase showed
+## where it was measured is checked on that verdict. No folder or no tests there yet counts as a pass.
 test-stories: venv
 	if [ -d tests/stories ]; then $(PYTEST) tests/stories -m story || [ $$? -eq 5 ]; \
 	else echo "no tests/stories folder yet: nothing to run"; fi
@@ -87,7 +92,8 @@ test-server: venv
 
 ## Every notebook top to bottom under nbval; prints each notebook's wall time and the series'.
 test-notebooks: venv
-	$(PYTEST) notebooks $(NBVAL)
+	rm -f $(VERDICTS); mkdir -p $(dir $(VERDICTS))
+	KITCHEN_VERDICTS=$(abspath $(VERDICTS)) $(PYTEST) notebooks $(NBVAL)
 
 ## The browser suite alone: each notebook run in JupyterLab in headless Chromium, on replay (no model).
 test-browser: venv

@@ -17,7 +17,7 @@ from typing import Any
 
 import llguidance
 import llguidance.hf
-import llguidance.torch
+import llguidance.numpy  # not llguidance.torch: importing that one starts torch.compile's machinery (5 s)
 import torch
 
 from .grammar import GrammarError
@@ -54,7 +54,8 @@ class Constraint:
             raise GrammarError(f"The grammar does not compile: {self.matcher.get_error()}")
         self.compile_seconds = time.perf_counter() - t0
         self.grammar, self.n_vocab, self.eos = grammar, n_vocab, eos
-        self._bits = llguidance.torch.allocate_token_bitmask(1, n_vocab)
+        self._bits = llguidance.numpy.allocate_token_bitmask(1, n_vocab)
+        self._row = torch.from_numpy(self._bits[0])  # the same memory, read as a tensor
         self._never = _placeholders(tok, n_vocab)
         self.mask_seconds = 0.0  # time spent computing masks, summed over the reply
 
@@ -72,8 +73,8 @@ class Constraint:
     def allowed(self) -> torch.Tensor:
         """A bool tensor over the vocabulary: True where the grammar allows the token next."""
         t0 = time.perf_counter()
-        llguidance.torch.fill_next_token_bitmask(self.matcher, self._bits)
-        allowed = ((self._bits[0].unsqueeze(1) >> _SHIFTS) & 1).bool().flatten()[: self.n_vocab]
+        llguidance.numpy.fill_next_token_bitmask(self.matcher, self._bits)
+        allowed = ((self._row.unsqueeze(1) >> _SHIFTS) & 1).bool().flatten()[: self.n_vocab]
         allowed &= ~self._never
         self.mask_seconds += time.perf_counter() - t0
         return allowed
