@@ -111,6 +111,16 @@ def show(claim_id: str, evidence: Any, model) -> Verdict:
     return v
 
 
+def shown_verdicts(path) -> list[dict]:
+    """The verdicts `show` wrote to a KITCHEN_VERDICTS file, in order ([] when there is no file).
+
+    Each is a dict: claim, holds, measured_here, setting, line."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as log:
+        return [json.loads(line) for line in log if line.strip()]
+
+
 def by_chapter(chapter: str) -> list[Claim]:
     return [c for c in CLAIMS.values() if c.chapter == chapter]
 

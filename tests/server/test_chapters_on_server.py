@@ -10,7 +10,6 @@ The executed copies are saved in artifacts/server/ for a look at what the server
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 from nbclient import NotebookClient
 
 from kitchen.llama_server import llama_server
-from kitchen.stories.core import VERDICTS_VAR
+from kitchen.stories.core import VERDICTS_VAR, shown_verdicts
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +48,7 @@ def test_the_chapter_runs_on_the_server(name, server_url, tmp_path, report, monk
     report(f"{name}: ran top to bottom against {server_url} in {time.perf_counter() - t0:.0f} s")
     printed = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "source: inference server" in printed, "no cell announced the server"
-    shown = [json.loads(line) for line in verdicts.read_text().splitlines()] if verdicts.exists() else []
+    shown = shown_verdicts(verdicts)
     assert shown, f"{name}: the chapter showed no verdict"
     failed = [v["line"] for v in shown if v["measured_here"] and not v["holds"]]
     for v in shown:

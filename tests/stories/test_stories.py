@@ -17,14 +17,13 @@ a second time; any other claim is run here.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 import pytest
 
 from kitchen.models import load_model
 from kitchen.stories import CLAIMS, verdict
+from kitchen.stories.core import shown_verdicts
 
 pytestmark = pytest.mark.story
 # Claims that read the same run (the same run function on the same model) share it: greedy
@@ -36,11 +35,8 @@ FROM_NOTEBOOKS = "KITCHEN_STORIES_FROM"
 def shown_in_notebooks() -> dict[str, list[dict]]:
     """The verdicts the notebooks phase's verdict cells wrote, by claim id (none outside `make test`)."""
     path = os.environ.get(FROM_NOTEBOOKS)
-    if not path or not Path(path).exists():
-        return {}
     shown: dict[str, list[dict]] = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        v = json.loads(line)
+    for v in shown_verdicts(path) if path else []:
         shown.setdefault(v["claim"], []).append(v)
     return shown
 
