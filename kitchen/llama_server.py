@@ -1,12 +1,12 @@
 """llama.cpp's OpenAI-compatible server on an offline pack's GGUF file: the classroom server on a CPU.
 
 `llama-cpp-python[server]` (pinned in requirements.txt, built from source by pip for AVX2, see the
-Makefile's LLAMA_CMAKE) serves one
-request at a time. By default a new request cuts off a reply that is still streaming
-(`interrupt_requests`); a room of learners must not cut each other off, so it is turned off here.
-It can serve several GGUF files under their names; a request names the model it wants, and the
-server swaps it in (one loaded at a time: a swap costs a second or two of loading), so one server
-can stand in for both tiers.
+Makefile's LLAMA_CMAKE) serves one request at a time. By default a new request cuts off a reply
+that is still streaming (`interrupt_requests`); a room of learners must not cut each other off, so
+it is turned off here. It is started through `kitchen.llama_serve`, which makes its replies with
+log-probabilities several times faster without changing them. It can serve several GGUF files
+under their names; a request names the model it wants, and the server swaps it in (one loaded
+at a time: a swap costs a second or two of loading), so one server can stand in for both tiers.
 (llama.cpp's own `llama-server`, built from the same source, has parallel slots with continuous
 batching; it is not a pip package, so the tests and `make` use this one.)
 
@@ -41,8 +41,11 @@ def config(ggufs: Sequence[Path], port: int, host: str = "127.0.0.1", threads: i
                         "n_threads_batch": threads, "verbose": False} for g in ggufs]}
 
 
-def command(config_file: Path) -> list[str]:
-    return [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_file)]
+def command(config_file: Path, *, ranked_in_full: bool = False) -> list[str]:
+    """The server's command line: `kitchen.llama_serve` (llama_cpp's server with its ranking of
+    candidates made fast, same replies), or llama_cpp's own with `ranked_in_full`."""
+    server = "llama_cpp.server" if ranked_in_full else "kitchen.llama_serve"
+    return [sys.executable, "-m", server, "--config_file", str(config_file)]
 
 
 def _answers(url: str) -> bool:
@@ -53,10 +56,12 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def llama_server(*tiers: str, port: int | None = None, seconds: float = 120.0) -> Iterator[str]:
+def llama_server(*tiers: str, port: int | None = None, seconds: float = 120.0,
+                 ranked_in_full: bool = False) -> Iterator[str]:
     """Serve the tiers' offline packs (their GGUF files, assembled if needed; the 0.5B when no tier
     is named) on 127.0.0.1; yield the URL; stop the server on leaving. Raises if `llama_cpp` is not
-    installed or the server fails to start."""
+    installed or the server fails to start. `ranked_in_full`: llama_cpp's server unchanged (see
+    `kitchen.llama_serve`), for the test and the benchmark that compare the two."""
     try:
         import llama_cpp  # noqa: F401  (only to fail early with a clear message)
     except ImportError:
@@ -67,6 +72,6 @@ def llama_server(*tiers: str, port: int | None = None, seconds: float = 120.0) -
     with tempfile.TemporaryDirectory(prefix="kitchen-llama-") as folder:  # its log: about 180 KB at start-up
         settings = Path(folder) / "server.json"
         settings.write_text(json.dumps(config(ggufs, port), indent=1))
-        with running(command(settings), Path(folder) / "server.log", lambda: _answers(url), seconds,
+        with running(command(settings, ranked_in_full=ranked_in_full), Path(folder) / "server.log", lambda: _answers(url), seconds,
                      "llama.cpp's server"):
             yield url

@@ -1,7 +1,7 @@
 """Speed of the live model on this machine, printed as tables with ratios.
 
     python scripts/benchmark.py                 # everything below, 0.5B pack
-    python scripts/benchmark.py --only decode   # one section: load, decode, cache, onednn, batch, grammar
+    python scripts/benchmark.py --only decode   # one section: load, decode, cache, onednn, batch, grammar, server
 
 Sections:
 - load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
@@ -18,6 +18,9 @@ Sections:
 - onednn: float32 decoding with the linear layers on oneDNN (the default, `kitchen.onednn`) against
   PyTorch's default BLAS (MKL), the same prompt and tokens, in one process.
 - batch: the chapter 06 sweep's tools-off answers, one batch against one at a time.
+- server: llama.cpp's server (the classroom source) writing the same reply without
+  log-probabilities, with them as llama-cpp-python ranks them (the whole vocabulary sorted per
+  token), and with them through `kitchen.llama_serve` (only the top candidates kept); same replies?
 - grammar: decode time per token with a grammar's mask (chapter 07) against the same decoding
   without it, for the widest mask (free text) and for a tool call; the compile time apart.
 
@@ -256,9 +259,27 @@ def worker_batch(tier: str, dtype: str) -> dict:
             "identical_replies": same}
 
 
+def worker_server(tier: str, dtype: str) -> dict:
+    """ms per token of one reply (top 5 candidates per token), median of RUNS, on each server."""
+    from kitchen.llama_server import llama_server
+    from kitchen.server_model import ServerModel
+
+    ms, replies = {}, {}
+    for way, full in (("fast", False), ("full", True)):
+        with llama_server(tier, ranked_in_full=full) as url:
+            scored, bare = ServerModel(url, tier), ServerModel(url, tier, scores=False)
+            scored.generate(PROMPT, max_new_tokens=8)  # warm-up: the first request loads the model
+            for name, model in ((way, scored), (f"{way}_bare", bare)):
+                runs = [model.generate(PROMPT, max_new_tokens=NEW_TOKENS, top_k=5) for _ in range(RUNS)]
+                ms[name] = statistics.median(1000 * r.decode_seconds / len(r.tokens) for r in runs)
+                replies[name] = [(t.text, t.prob, [(c.text, c.prob) for c in t.top]) for t in runs[0].tokens]
+    return {"ms": ms, "tokens": len(replies["fast"]), "same": replies["fast"] == replies["full"]}
+
+
 WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "onednn": worker_onednn,
            "batch": worker_batch,
-           "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp, "grammar": worker_grammar}
+           "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp, "grammar": worker_grammar,
+           "server": worker_server}
 
 
 def run_worker(name: str, tier: str, dtype: str, env: dict | None = None, source: str = "pack") -> dict:
@@ -397,9 +418,24 @@ def section_grammar(tier: str, dtype: str) -> None:
           f"Target: at most 1.15x per token after compile.")
 
 
+def section_server(tier: str, dtype: str) -> None:
+    r = run_worker("server", tier, dtype)
+    ms = r["ms"]
+    print(f"\n## llama.cpp's server, the same reply with and without log-probabilities ({tier} GGUF; "
+          f"{r['tokens']} tokens, top 5 candidates each, median of {RUNS})\n")
+    print(table(["server", "no log-probabilities", "with them", "with / without"], [
+        ["llama_cpp.server (whole vocabulary sorted per token)", f"{ms['full_bare']:.0f} ms/token",
+         f"{ms['full']:.0f} ms/token", f"{ms['full'] / ms['full_bare']:.1f}x"],
+        ["kitchen.llama_serve (top candidates kept)", f"{ms['fast_bare']:.0f} ms/token",
+         f"{ms['fast']:.0f} ms/token", f"{ms['fast'] / ms['fast_bare']:.1f}x"],
+    ]))
+    print(f"\nratio (llama_cpp.server / kitchen.llama_serve, with log-probabilities): "
+          f"{ms['full'] / ms['fast']:.1f}x; same text, probabilities and candidates: {'yes' if r['same'] else 'no'}")
+
+
 SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache, "onednn": section_onednn,
             "batch": section_batch,
-            "grammar": section_grammar}
+            "grammar": section_grammar, "server": section_server}
 
 
 def main() -> None:
