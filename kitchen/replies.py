@@ -83,18 +83,26 @@ class Detokenizer:
 
     A character that spans several tokens (an emoji, most CJK) appears whole, with the token
     that completes it; the tokens before give "" (their partial decode ends in U+FFFD).
+
+    Each step decodes a short window, from where the previous piece started, not the whole reply:
+    decoding everything again made a reply's cost grow with the square of its length (a 36,000-
+    character reply took 30 s). The pieces are the same as the whole reply's decode cut up.
     """
 
     def __init__(self, tok: Any):
         self.tok, self.ids, self.text = tok, [], ""
+        self._start = self._written = 0  # ids[_start:_written]: the last piece's tokens
 
     def add(self, token_id: int) -> str:
         """Append one token id; return the text it added."""
         self.ids.append(token_id)
-        full = self.tok.decode(self.ids)
-        if full.endswith("\ufffd"):  # a character is split across tokens: wait for the rest
+        before = self.tok.decode(self.ids[self._start:self._written])
+        after = self.tok.decode(self.ids[self._start:])
+        if after.endswith("\ufffd") or len(after) <= len(before):  # a split character: wait for the rest
             return ""
-        piece, self.text = full[len(self.text):], full
+        piece = after[len(before):]
+        self._start, self._written = self._written, len(self.ids)
+        self.text += piece
         return piece
 
 
