@@ -72,6 +72,6 @@ def llama_server(*tiers: str, port: int | None = None, seconds: float = 120.0,
     with tempfile.TemporaryDirectory(prefix="kitchen-llama-") as folder:  # its log: about 180 KB at start-up
         settings = Path(folder) / "server.json"
         settings.write_text(json.dumps(config(ggufs, port), indent=1))
-        with running(command(settings, ranked_in_full=ranked_in_full), Path(folder) / "server.log", lambda: _answers(url), seconds,
-                     "llama.cpp's server"):
+        with running(command(settings, ranked_in_full=ranked_in_full), Path(folder) / "server.log",
+                     lambda: _answers(url), seconds, "llama.cpp's server"):
             yield url

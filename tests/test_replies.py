@@ -41,8 +41,9 @@ def _whole_decode_pieces(tok, ids):
     return pieces
 
 
-TEXTS = ["Done 🎉 ok", "数学很有趣。12 × 34 = 408", "<tool_call>\n{\"name\": \"calculator\"}\n</tool_call><|im_end|>",
-         "  spaces\tand\nlines  ", "é́ combining, ﷽ wide, 👩‍👩‍👧 joined"]
+TEXTS = ["Done 🎉 ok", "数学很有趣。12 × 34 = 408",
+         "<tool_call>\n{\"name\": \"calculator\"}\n</tool_call><|im_end|>", "  spaces\tand\nlines  ",
+         "é́ combining, ﷽ wide, 👩‍👩‍👧 joined"]
 
 
 @settings(max_examples=200, deadline=None, database=None, derandomize=True)
