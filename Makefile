@@ -7,9 +7,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --disable-pip-version-check -q
 # Tests and recorded outputs use the offline packs, never the network. `pack` chooses only the
 # source: each chapter keeps its own tier (a tier here, as in 1.5b:pack, would override them all).
-# They run in float32, the setting every machine has and the committed outputs and recordings were
-# made in: on a CPU with VNNI the default would be int8, whose replies can differ.
-OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=pack KITCHEN_DTYPE=float32
+# They run in int8-decode (float32 pre-fill, int8 decode steps: kitchen/int8_decode.py), which every
+# machine with PyTorch can run and the committed notebook outputs were made in: on a CPU with VNNI
+# the default would be int8, whose replies can differ. The recordings were made in float32.
+OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=pack KITCHEN_DTYPE=int8-decode
 # llama-cpp-python (the classroom server) is built from source. A native build (-march=native) uses
 # every instruction the CPU lists, AMX included, and its AMX code dies with "Illegal instruction" in
 # a VM that does not grant AMX state; AVX2 runs on any x86-64 CPU of the last decade.
@@ -105,7 +106,7 @@ notebooks: venv
 
 ## Re-record the replay files from the live offline packs (see scripts/record.py).
 record: venv
-	$(OFFLINE) $(PY) scripts/record.py --all
+	$(OFFLINE) KITCHEN_DTYPE=float32 $(PY) scripts/record.py --all
 
 ## The series as a static HTML site from the committed outputs, offline: build/book/index.html.
 book: venv

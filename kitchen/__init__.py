@@ -14,6 +14,7 @@ Models: a chat model behind one interface
     cpu             CPU features and the default dtype                            (all)
     int8            the int8 fast mode                                            (06)
     onednn          float32 linear layers on oneDNN rather than MKL               (all)
+    int8_decode     int8-decode: float32 pre-fill, int8 weight copies to decode   (all)
     packs           the offline model packs: found, assembled, verified           (all)
     choice          which tier and source runs, and why                           (all, 06's picker)
     loading         pack and hub weights loaded and cached                        (all)

@@ -44,6 +44,11 @@ def cpu_has_vnni() -> bool:
     return "avx512_vnni" in flags or "avx_vnni" in flags
 
 
+def cpu_has_avx2() -> bool:
+    """True on an x86 CPU with AVX2 (most laptops and servers since 2015), as Linux lists it."""
+    return "avx2" in _linux_cpu_flags().split()
+
+
 def int8_kernels() -> bool:
     """True when torch's x86 int8 kernels (fbgemm) run here with 8-bit activations (VNNI)."""
     import torch  # only asked when a live model loads: keep `import kitchen.cpu` light
@@ -54,7 +59,10 @@ def int8_kernels() -> bool:
 def best_dtype() -> Dtype:
     """The default engine setting: the int8 fast mode where its kernels run with 8-bit activations
     (it keeps the chapters' stories: tests/test_fast_mode.py), else bfloat16 on CPUs built for it,
-    else float32."""
+    else int8-decode on AVX2 (float32 pre-fill, int8 decode steps: `kitchen.int8_decode`), else
+    float32."""
     if int8_kernels():
         return "int8"
-    return "bfloat16" if cpu_supports_bf16() else "float32"
+    if cpu_supports_bf16():
+        return "bfloat16"
+    return "int8-decode" if cpu_has_avx2() else "float32"

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from . import int8, onednn, packs
+from . import int8, int8_decode, onednn, packs
 from .chat_model import Dtype, ModelInfo
 from .choice import Tier, hub_is_reachable, hub_snapshot
 from .live_model import LiveModel
@@ -24,25 +24,31 @@ HUB_FILES = ["*.json", "*.safetensors", "*.txt"]  # config, weights, tokenizer, 
 INT8_ENGINE = ("transformers layers with int8 weights (every linear layer re-quantized to int8 at "
                "the first load, one scale per output row; activations quantized on the fly) and a lean "
                "decode step; replies can differ from float32's")
+INT8_DECODE_ENGINE = ("transformers: float32 where a layer reads several tokens at once (the pre-fill), an "
+                      "int8 copy of its weights (one scale per output row, bfloat16 activations) where it "
+                      "reads one (each decode step); replies can differ from float32's")
 
 
 def _torch_dtype(dtype: Dtype) -> Any:
-    """The dtype torch computes in: int8 weights run with float32 activations."""
+    """The dtype torch loads the weights in: int8 and int8-decode start from float32 weights."""
     import torch
 
-    return {"bfloat16": torch.bfloat16, "float32": torch.float32, "int8": torch.float32}[dtype]
+    return torch.bfloat16 if dtype == "bfloat16" else torch.float32
 
 
-def _live(hf_model: Any, tok: Any, info: ModelInfo) -> LiveModel:
-    """The `LiveModel`, with the int8 fast mode's decode step when it runs in int8, and float32's
-    linear layers on oneDNN (`kitchen.onednn`)."""
-    if info.dtype == "float32":
+def _live(hf_model: Any, tok: Any, info: ModelInfo, copies: Path | None = None) -> LiveModel:
+    """The `LiveModel`, with the int8 fast mode's decode step when it runs in int8, float32's
+    linear layers on oneDNN (`kitchen.onednn`), and their int8 copies for decode steps in
+    int8-decode (read from, or saved to, the file `copies` when given)."""
+    if info.dtype in ("float32", "int8-decode"):
         onednn.use_onednn(hf_model)
+    if info.dtype == "int8-decode":
+        int8_decode.use_int8_decode(hf_model, copies)
     return LiveModel(hf_model, tok, info, step=int8.decode_step if info.dtype == "int8" else None)
 
 
 def _engine(dtype: Dtype) -> str:
-    return INT8_ENGINE if dtype == "int8" else "transformers"
+    return {"int8": INT8_ENGINE, "int8-decode": INT8_DECODE_ENGINE}.get(dtype, "transformers")
 
 
 def build_once(folder: Path, stamp: dict, build: Callable[[Path], None], notice: str) -> None:
@@ -123,6 +129,12 @@ def dense_dir(tier: Tier, dtype: Dtype, cache: Path) -> Path:
     return cache / "models" / f"{tier.name}-pack-{dtype}"
 
 
+def stored_dtype(dtype: Dtype) -> Dtype:
+    """The setting whose weights are cached for `dtype`: int8-decode loads the float32 folder and
+    makes its int8 copies at each load (a second or two)."""
+    return "float32" if dtype == "int8-decode" else dtype
+
+
 def pack_origin(spec: packs.PackSpec) -> str:
     return (f"{spec.describe()} ({spec.quantization} GGUF from the package index, "
             f"SHA-256 {spec.sha256[:12]}… verified, de-quantized by transformers)")
@@ -175,9 +187,10 @@ def load_pack(tier: Tier, dtype: Dtype, env: Settings, progress: bool = True) ->
 
     spec = tier.pack
     gguf = packs.assemble(spec, progress=progress)  # checks the parts every time (cheap when unchanged)
-    folder = dense_dir(tier, dtype, env.cache)
-    build_once(folder, {"sha256": spec.sha256, "dtype": dtype},
-               lambda partial: _convert_pack(gguf, dtype, partial),
+    stored = stored_dtype(dtype)
+    folder = dense_dir(tier, stored, env.cache)
+    build_once(folder, {"sha256": spec.sha256, "dtype": stored},
+               lambda partial: _convert_pack(gguf, stored, partial),
                f"First load of the {tier.label} pack: de-quantizing {gguf.name} once "
                f"(about {20 * spec.size // packs.PACKS['0.5b'].size + 20} s); later loads take seconds.")
     hf_logging.disable_progress_bar()  # a load from the cache takes a second: no bar needed
@@ -190,4 +203,4 @@ def load_pack(tier: Tier, dtype: Dtype, env: Settings, progress: bool = True) ->
     finally:
         hf_logging.enable_progress_bar()
     info = ModelInfo(tier.name, spec.model_name, "pack", pack_origin(spec), dtype, _engine(dtype))
-    return _live(hf_model, tok, info)
+    return _live(hf_model, tok, info, folder / int8_decode.COPIES if dtype == "int8-decode" else None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MODEL_VAR = "KITCHEN_MODEL"  # "0.5b", "pack", "1.5b:replay": a tier, a source or both
-DTYPE_VAR = "KITCHEN_DTYPE"  # "bfloat16", "float32" or "int8" for the whole series
+DTYPE_VAR = "KITCHEN_DTYPE"  # "bfloat16", "float32", "int8" or "int8-decode" for the whole series
 RECORD_VAR = "KITCHEN_RECORD"  # a recording's name: live runs are recorded (scripts/record.py)
 CACHE_VAR = "KITCHEN_CACHE"  # assembled packs and converted models
 

@@ -47,7 +47,8 @@ MATH = [{"role": "user", "content": "What is 987 × 654?"}]
 NEW_TOKENS = 128
 RUNS = 3
 BATCH = 8
-DECODE_SETTINGS = ("float32", "bfloat16", "int8")  # int8: the fast mode (kitchen.int8), default on x86
+# int8: the fast mode (kitchen.int8), default with VNNI; int8-decode (kitchen.int8_decode): default on AVX2
+DECODE_SETTINGS = ("float32", "bfloat16", "int8", "int8-decode")
 TARGET_VS_LLAMACPP = 0.75  # the default setting's decode tokens/s against llama.cpp's
 TARGET_WARM_LOAD_S = 2.0
 
@@ -149,9 +150,12 @@ def bytes_read_per_token(hf_model) -> int:
     import torch
 
     from kitchen.int8 import Int8Linear
+    from kitchen.int8_decode import Int8DecodeLinear
     from kitchen.onednn import OneDNNLinear
 
     total, seen = 0, set()
+    # In int8-decode a decode step reads each layer's int8 copy, never the float32 layer under it.
+    unread = {id(m.full) for m in hf_model.modules() if isinstance(m, Int8DecodeLinear)}
     for module in hf_model.modules():
         if isinstance(module, torch.nn.Embedding):
             continue
@@ -160,8 +164,8 @@ def bytes_read_per_token(hf_model) -> int:
                 total += weight.numel() * weight.element_size()
                 total += 0 if bias is None else bias.numel() * bias.element_size()
             continue
-        if isinstance(module, OneDNNLinear):  # float32 weights in oneDNN's format (buffers)
-            total += module.weight_bytes()
+        if isinstance(module, (Int8DecodeLinear, OneDNNLinear)):  # weights held in buffers
+            total += 0 if id(module) in unread else module.weight_bytes()
             continue
         for param in module.parameters(recurse=False):
             if param.data_ptr() not in seen:

@@ -102,13 +102,21 @@ def test_announcement_names_model_source_and_dtype():
     assert "no model runs" in replay.announce()
 
 
-@pytest.mark.parametrize("kernels, bf16, expected", [
-    (True, True, "int8"), (True, False, "int8"), (False, True, "bfloat16"), (False, False, "float32"),
+@pytest.mark.parametrize("kernels, bf16, avx2, expected", [
+    (True, True, True, "int8"), (True, False, True, "int8"), (False, True, True, "bfloat16"),
+    (False, False, True, "int8-decode"), (False, False, False, "float32"),
 ])
-def test_best_dtype_is_the_fast_mode_where_its_kernels_run(monkeypatch, kernels, bf16, expected):
+def test_best_dtype_is_the_fast_mode_where_its_kernels_run(monkeypatch, kernels, bf16, avx2, expected):
     monkeypatch.setattr(cpu, "int8_kernels", lambda: kernels)
     monkeypatch.setattr(cpu, "cpu_supports_bf16", lambda: bf16)
+    monkeypatch.setattr(cpu, "cpu_has_avx2", lambda: avx2)
     assert cpu.best_dtype() == expected
+
+
+@pytest.mark.parametrize("flags, avx2", [("fpu avx2 fma", True), ("fpu avx avx512f", False), ("", False)])
+def test_avx2_is_read_from_the_cpu_flags(monkeypatch, flags, avx2):
+    monkeypatch.setattr(cpu, "_linux_cpu_flags", lambda: flags)
+    assert cpu.cpu_has_avx2() is avx2
 
 
 @pytest.mark.parametrize("flags, vnni", [("fpu avx2 avx512_vnni", True), ("fpu avx_vnni", True),

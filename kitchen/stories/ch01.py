@@ -8,19 +8,19 @@ from ..arithmetic import check_work, departure, extract_answer, find_answer
 from ..harness import run_harness
 from ..lab import exact_answer, verdict as answer_verdict
 from ..tools import calculator
-from .core import CODER_05, CODER_15, SERVED_05, claim
+from .core import BIG_PACK, CODER_15, SERVED_05, SMALL_PACK, claim
 
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
 RIGHT = 1234 * 5678
 LONG_QUESTION = ("What is 1234 × 5678? Work it out with long multiplication: "
                  "one row for each digit of 5678, then add the rows.")
 OWN_SUM = "What is 987 × 654?"
-SMALL_HERE = ((CODER_05, "pack", "float32"),)
+SMALL_HERE = SMALL_PACK
 # Claims about the text (not about probabilities) also hold on the same GGUF file served by
 # llama.cpp's server (the server phase of `make test` runs the chapter there).
 SMALL_TEXT = SMALL_HERE + (SERVED_05,)
 # Shown from a recording (600 tokens take minutes live): the recording's own setting.
-BIG_RECORDED = ((CODER_15, "pack", "float32"), (CODER_15, "replay", "float32"))
+BIG_RECORDED = BIG_PACK + ((CODER_15, "replay", "float32"),)
 
 
 def tools_off(model):

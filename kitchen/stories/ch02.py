@@ -8,10 +8,10 @@ from ..descriptions import count_words_schema
 from ..parsing import parse_tool_calls
 from ..schemas import tool_schema
 from ..tools import TOY_TOOLS, calculator, search_rhymes
-from .core import CODER_05, CODER_15, claim
+from .core import BIG_PACK, SMALL_PACK, claim
 
-SMALL_HERE = ((CODER_05, "pack", "float32"),)
-BIG_HERE = ((CODER_15, "pack", "float32"),)
+SMALL_HERE = SMALL_PACK
+BIG_HERE = BIG_PACK
 # A request that names no text: a value has to come from somewhere.
 COUNT_MINE = [{"role": "user", "content": "Count the words in my text, please."}]
 EXAMPLES = ("Humpty Dumpty", "the cat sat on the mat")

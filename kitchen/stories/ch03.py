@@ -6,10 +6,10 @@ from ..harness import run_harness
 from ..protocols import NativeProtocol
 from ..tasks import grade, load_tasks
 from ..tools import calculator, count_words, search_rhymes
-from .core import CODER_05, CODER_15, SERVED_05, SERVED_15, claim
+from .core import BIG_PACK, SERVED_05, SERVED_15, SMALL_PACK, claim
 
-SMALL_HERE = ((CODER_05, "pack", "float32"),)
-BIG_HERE = ((CODER_15, "pack", "float32"),)
+SMALL_HERE = SMALL_PACK
+BIG_HERE = BIG_PACK
 # Also seen on the same GGUF files served by llama.cpp's server (the server phase of `make test`).
 # Not there: the 1.5B's one call for two products (served, it writes both calls in its first reply).
 SMALL_TEXT, BIG_TEXT = SMALL_HERE + (SERVED_05,), BIG_HERE + (SERVED_15,)

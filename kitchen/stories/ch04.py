@@ -6,10 +6,10 @@ from ..harness import run_harness
 from ..lab import exact_answer, verdict as answer_verdict
 from ..protocols import PROTOCOLS, NativeProtocol
 from ..tools import TOY_TOOLS, calculator
-from .core import CODER_05, CODER_15, claim
+from .core import BIG_PACK, SMALL_PACK, claim
 
-SMALL_HERE = ((CODER_05, "pack", "float32"),)
-BIG_HERE = ((CODER_15, "pack", "float32"),)
+SMALL_HERE = SMALL_PACK
+BIG_HERE = BIG_PACK
 QUESTION = "What is 1234 × 5678?"
 PROMPT_FORMATS = ("fenced_json", "python", "call_tag")
 

@@ -6,10 +6,10 @@ from ..harness import Harness, run_harness
 from ..mcp import MCPToolbox, WireLog
 from ..mcp.client import LIST_CHANGED
 from ..protocols import NativeProtocol, Protocol
-from .core import CODER_05, CODER_15, claim
+from .core import BIG_PACK, SMALL_PACK, claim
 
-SMALL_HERE = ((CODER_05, "pack", "float32"),)
-BIG_HERE = ((CODER_15, "pack", "float32"),)
+SMALL_HERE = SMALL_PACK
+BIG_HERE = BIG_PACK
 WEATHER_QUESTION = "What is 17 × 23? Then tell me today's weather in Little Puddleton."
 PAGE = "https://gadget-reviews.example/toasters/crumbmaster-2000"
 # Results handed back bare, as in chapter 03's chains: the default note would ask for an answer

@@ -5,10 +5,10 @@ from __future__ import annotations
 from ..lab import compare
 from ..sweep import make_problems, run_off, run_on, summarize
 from ..tools import calculator
-from .core import CODER_05, claim
+from .core import SMALL_PACK, claim
 
 DASHBOARD_QUESTION = "What is 1234 × 5678?"
-SMALL_HERE = ((CODER_05, "pack", "float32"),)
+SMALL_HERE = SMALL_PACK
 
 
 def dashboard_run(model):

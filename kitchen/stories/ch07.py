@@ -5,10 +5,10 @@ from __future__ import annotations
 from ..grammar import CALL_OPEN
 from ..harness import run_harness
 from ..tools import TOY_TOOLS
-from .core import CODER_05, CODER_15, claim
+from .core import BIG_PACK, SMALL_PACK, claim
 
-SMALL_HERE = ((CODER_05, "pack", "float32"),)
-BIG_HERE = ((CODER_15, "pack", "float32"),)
+SMALL_HERE = SMALL_PACK
+BIG_HERE = BIG_PACK
 PRODUCT = "What is 987 × 654?"
 NOTES = "Which files are in the notes folder?"
 

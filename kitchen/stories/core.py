@@ -24,6 +24,10 @@ CODER_15 = "Qwen2.5-Coder-1.5B-Instruct"
 # The same packs' GGUF files served by llama.cpp's server (`kitchen.llama_server`): the server source.
 SERVED_05 = ("Qwen2.5-Coder-0.5B-Instruct-Q4_K_M", "server", "none")
 SERVED_15 = ("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M", "server", "none")
+# The offline packs in the two settings the claims were checked on: float32, and int8-decode (float32
+# pre-fill, int8 decode steps: `make test`'s setting, the default on AVX2 CPUs).
+SMALL_PACK: tuple = tuple((CODER_05, "pack", dtype) for dtype in ("float32", "int8-decode"))
+BIG_PACK: tuple = tuple((CODER_15, "pack", dtype) for dtype in ("float32", "int8-decode"))
 # When set, each verdict a notebook shows is also added to this file, a JSON object per line (the
 # server phase of `make test` reads what chapters 01 and 03 showed when run against the server).
 VERDICTS_VAR = "KITCHEN_VERDICTS"
