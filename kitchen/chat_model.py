@@ -16,8 +16,8 @@ from .schemas import as_schema
 
 Source = Literal["hub", "pack", "replay", "scripted", "server"]
 Dtype = Literal["bfloat16", "float32", "int8", "int8-decode", "none"]
-# int8: int8 weights, float32 activations (kitchen.int8); int8-decode: float32, except a single
-# reply's decode steps, which read an int8 copy of the weights (kitchen.int8_decode).
+# int8: int8 weights, float32 activations (kitchen.int8); int8-decode: float32 for the pre-fill,
+# an int8 copy of the weights for every one-token-per-row step (kitchen.int8_decode).
 DTYPES: tuple[Dtype, ...] = ("bfloat16", "float32", "int8", "int8-decode")  # the settings a live model can run in
 
 

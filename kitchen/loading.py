@@ -130,8 +130,8 @@ def dense_dir(tier: Tier, dtype: Dtype, cache: Path) -> Path:
 
 
 def stored_dtype(dtype: Dtype) -> Dtype:
-    """The setting whose weights are cached for `dtype`: int8-decode loads the float32 folder and
-    makes its int8 copies at each load (a second or two)."""
+    """The setting whose weights are cached for `dtype`: int8-decode loads the float32 folder (its
+    int8 copies are saved in that folder too, `kitchen.int8_decode.COPIES`)."""
     return "float32" if dtype == "int8-decode" else dtype
 
 
