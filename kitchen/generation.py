@@ -173,7 +173,7 @@ class TokenStream:
                     break
                 if len(ids) == self.max_new_tokens:
                     break
-                if self.step is not None:  # a lean one-token step (the int8 fast mode)
+                if self.step is not None:  # a lean one-token step (int8, int8-decode)
                     logits = self.step(self.hf_model, token_id, cache)
                 else:
                     out = self.hf_model(input_ids=torch.tensor([[token_id]]), cache=cache, use_cache=True)

@@ -208,6 +208,9 @@ def decode_step(hf_model, token_id: int, cache) -> torch.Tensor:
     The same operations as the transformers forward for one token (its mask is all-ones, since a
     single new token may look at everything before it), called directly: in a decode step on a
     CPU, the Python around the kernels costs as much as the kernels, except for the matrix products.
+    It needs each layer's fused `qkv` (with `sizes`) and `gate_up`: the int8 mode's layers
+    (`quantize`) and int8-decode's (`kitchen.int8_decode.FusedDecode`) have them; the same numbers
+    as the transformers forward, to the bit, in both (tested).
     """
     model = hf_model.model
     x = model.embed_tokens.weight[token_id].view(1, 1, -1)

@@ -13,8 +13,10 @@ the last token. Such a call rounds the activations to bfloat16 and multiplies wi
 differ from float32's by about 1% per layer; the chapters' stories were checked on this setting
 (`kitchen.stories`).
 
-Owns that layer and `use_int8_decode`, which installs it on a float32 model whose linear layers
-are already on oneDNN. Does not load models (`kitchen.loading`).
+Owns that layer, `FusedDecode` (the layers that read the same input, as one product for a decode
+step) and `use_int8_decode`, which installs both on a float32 model whose linear layers are already
+on oneDNN. Its decode steps then run through `kitchen.int8.decode_step`, the int8 mode's lean step.
+Does not load models (`kitchen.loading`).
 """
 
 from __future__ import annotations
@@ -61,13 +63,50 @@ class Int8DecodeLinear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dim() < 2 or x.shape[-2] != 1:  # several tokens per row: a pre-fill
             return self.full(x)
-        rows = x.reshape(-1, self.in_features).to(torch.bfloat16).contiguous()
-        y = torch.ops.aten._weight_int8pack_mm(rows, self.qweight, self.scale).float() + self.bias32
-        return y.reshape(*x.shape[:-1], self.out_features)
+        return _int8_product(x, self.qweight, self.scale, self.bias32)
 
     def weight_bytes(self) -> int:
         """The bytes of weights (int8), scales and bias one decode step reads."""
         return self.out_features * (self.in_features + 2 + 4)
+
+
+def _int8_product(x: torch.Tensor, qweight: torch.Tensor, scale: torch.Tensor, bias32: torch.Tensor) -> torch.Tensor:
+    """`x @ (qweight * scale).T + bias32`, with `x` rounded to bfloat16: one decode step's product."""
+    rows = x.reshape(-1, x.shape[-1]).to(torch.bfloat16).contiguous()
+    y = torch.ops.aten._weight_int8pack_mm(rows, qweight, scale).float() + bias32
+    return y.reshape(*x.shape[:-1], qweight.shape[0])
+
+
+class FusedDecode:
+    """`Int8DecodeLinear` layers that read the same input (q/k/v, gate/up) as one product per decode step.
+
+    Their int8 copies become row slices of one matrix (no second copy), so a decode step makes one
+    kernel call where it made two or three. Each output is the same sum over the same input, so the
+    numbers are the same to the bit (tested); a decode step of the 0.5B takes about 4% less time.
+    """
+
+    def __init__(self, layers: list[Int8DecodeLinear]):
+        self.sizes = tuple(layer.out_features for layer in layers)
+        self.qweight, self.scale, self.bias32 = (torch.cat([getattr(layer, name) for layer in layers])
+                                                 for name in ("qweight", "scale", "bias32"))
+        start = 0
+        for layer, n in zip(layers, self.sizes):
+            layer.qweight, layer.scale, layer.bias32 = (t[start:start + n] for t in
+                                                        (self.qweight, self.scale, self.bias32))
+            start += n
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The layers' outputs side by side (split them with `self.sizes`)."""
+        return _int8_product(x, self.qweight, self.scale, self.bias32)
+
+
+def _fuse(hf_model: nn.Module) -> None:
+    """Give each decoder layer the `qkv`/`sizes` and `gate_up` that `kitchen.int8.decode_step` calls."""
+    for layer in getattr(getattr(hf_model, "model", None), "layers", []):
+        attn, mlp = layer.self_attn, layer.mlp
+        attn.qkv = FusedDecode([attn.q_proj, attn.k_proj, attn.v_proj])
+        attn.sizes = attn.qkv.sizes
+        mlp.gate_up = FusedDecode([mlp.gate_proj, mlp.up_proj])
 
 
 def use_int8_decode(hf_model: nn.Module, saved: Path | None = None) -> int:
@@ -97,4 +136,5 @@ def use_int8_decode(hf_model: nn.Module, saved: Path | None = None) -> int:
         partial = saved.with_suffix(".partial")
         torch.save(made, partial)
         partial.replace(saved)
+    _fuse(hf_model)
     return len(swaps)

@@ -23,8 +23,8 @@ DecodeStep = Callable[[Any, int, Any], torch.Tensor]  # (hf_model, token id, cac
 class LiveModel(TemplateChat):
     """A transformers model running here, with greedy decoding and KV-cache reuse.
 
-    `step`, when given, decodes one token instead of the transformers forward (the int8 fast
-    mode's `kitchen.int8.decode_step`). `keep_system_turn` (on by default) keeps the system turn's
+    `step`, when given, decodes one token instead of the transformers forward (in int8 and
+    int8-decode, `kitchen.int8.decode_step`). `keep_system_turn` (on by default) keeps the system turn's
     keys and values across calls (`kitchen.generation.SystemTurn`); off, a fresh call pre-fills
     its whole prompt in one pass.
     """

@@ -37,14 +37,14 @@ def _torch_dtype(dtype: Dtype) -> Any:
 
 
 def _live(hf_model: Any, tok: Any, info: ModelInfo, copies: Path | None = None) -> LiveModel:
-    """The `LiveModel`, with the int8 fast mode's decode step when it runs in int8, float32's
-    linear layers on oneDNN (`kitchen.onednn`), and their int8 copies for decode steps in
-    int8-decode (read from, or saved to, the file `copies` when given)."""
+    """The `LiveModel`, with float32's linear layers on oneDNN (`kitchen.onednn`), their int8 copies
+    for decode steps in int8-decode (read from, or saved to, the file `copies` when given), and the
+    lean decode step (`kitchen.int8.decode_step`) in int8 and int8-decode."""
     if info.dtype in ("float32", "int8-decode"):
         onednn.use_onednn(hf_model)
     if info.dtype == "int8-decode":
         int8_decode.use_int8_decode(hf_model, copies)
-    return LiveModel(hf_model, tok, info, step=int8.decode_step if info.dtype == "int8" else None)
+    return LiveModel(hf_model, tok, info, step=int8.decode_step if info.dtype in ("int8", "int8-decode") else None)
 
 
 def _engine(dtype: Dtype) -> str:

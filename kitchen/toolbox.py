@@ -15,13 +15,19 @@ What this module does not do: find calls in text (`kitchen.parsing`), or loop (`
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Literal, Mapping, Sequence, cast, get_args
 
-import jsonschema
+# jsonschema checks the "iri" format with rfc3987_syntax when it is installed (JupyterLab's
+# jupyter-events installs it), and that package builds about forty Lark parsers when imported:
+# 1.5 s in every kernel and every MCP server process. No tool schema here uses a format, so the
+# import is refused before jsonschema tries it (jsonschema then simply leaves "iri" unchecked).
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+import jsonschema  # noqa: E402
 
 from . import refusals
 from .schemas import injected_params, tool_schema

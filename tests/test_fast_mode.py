@@ -6,14 +6,13 @@ skip there. Whether the chapters' stories hold with a setting is the story suite
 (tests/stories). Marked `model`.
 """
 
-import copy
-
 import pytest
 import torch
 
 from kitchen.int8 import decode_step
 from kitchen.cpu import best_dtype, int8_kernels
 from kitchen.models import load_model
+from tiny import lean_step_matches_forward
 
 pytestmark = pytest.mark.model
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
@@ -36,13 +35,4 @@ def test_the_fast_mode_is_announced(fast):
 
 
 def test_the_lean_decode_step_is_the_transformers_forward(fast):
-    hf = fast.hf_model
-    with torch.inference_mode():
-        out = hf(input_ids=torch.tensor([fast.encode(fast.render(QUESTION))]), use_cache=True, logits_to_keep=1)
-        lean_cache, hf_cache = out.cache, copy.deepcopy(out.cache)
-        token = int(out.logits[0, -1].argmax())
-        for _ in range(12):
-            lean = decode_step(hf, token, lean_cache)
-            ref = hf(input_ids=torch.tensor([[token]]), cache=hf_cache, use_cache=True).logits[0, -1]
-            assert torch.equal(lean, ref)
-            token = int(lean.argmax())
+    assert fast.step is decode_step and lean_step_matches_forward(fast, QUESTION)

@@ -1,6 +1,8 @@
 """The loop, driven by a scripted model so that every branch is reached on purpose."""
 
 import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -137,6 +139,13 @@ def test_arguments_that_fail_the_schema():
     first, second = trace.results
     assert first.error_kind == "invalid_arguments" and "expression" in first.content
     assert second.error_kind == "invalid_arguments" and "string" in second.content
+
+
+def test_the_toolbox_checks_schemas_without_the_slow_iri_format_import():
+    code = ("import sys, kitchen.toolbox as t; box = t.LocalToolbox([__import__('kitchen.tools').tools.calculator]); "
+            "print(sys.modules.get('rfc3987_syntax'), box.call('calculator', {'expression': 5}).error_kind)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["None", "invalid_arguments"]
 
 
 def test_a_tool_that_raises():

@@ -7,11 +7,12 @@ import torch
 from torch import nn
 
 from kitchen.chat_model import DTYPES, ModelInfo
-from kitchen.int8_decode import Int8DecodeLinear, quantize_rows, use_int8_decode
+from kitchen.int8 import decode_step
+from kitchen.int8_decode import FusedDecode, Int8DecodeLinear, quantize_rows, use_int8_decode
 from kitchen.loading import _engine, _live, stored_dtype
 from kitchen.onednn import OneDNNLinear, use_onednn
 from kitchen.tokenizer import offline_tokenizer
-from tiny import tiny_hf_model
+from tiny import lean_step_matches_forward, tiny_hf_model
 
 pytestmark = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this PyTorch has no oneDNN")
 
@@ -94,3 +95,22 @@ def test_a_damaged_copies_file_is_made_again(tmp_path):
     use_onednn(model)
     assert use_int8_decode(model, saved) > 0
     assert torch.load(saved, weights_only=True)  # replaced by a whole file
+
+
+def test_the_lean_decode_step_gives_the_transformers_forward_to_the_bit():
+    tok = offline_tokenizer("0.5b")
+    model = _live(copy.deepcopy(tiny_hf_model()), tok, ModelInfo("0.5b", "tiny", "pack", "t", "int8-decode"))
+    assert model.step is decode_step and model.hf_model.model.layers[0].mlp.gate_up.sizes == (64, 64)
+    assert lean_step_matches_forward(model, [{"role": "user", "content": "Hi"}])
+
+
+def test_fused_layers_share_their_copies_and_give_the_same_numbers():
+    torch.manual_seed(2)
+    layers = [Int8DecodeLinear(OneDNNLinear(nn.Linear(64, n))) for n in (64, 16, 16)]
+    x = torch.randn(1, 1, 64)
+    with torch.inference_mode():
+        apart = torch.cat([layer(x) for layer in layers], dim=-1)
+        fused = FusedDecode(layers)
+        assert torch.equal(fused.forward(x), apart)
+        assert torch.equal(torch.cat([layer(x) for layer in layers], dim=-1), apart)
+    assert layers[1].qweight.data_ptr() == fused.qweight[64:].data_ptr()  # a view, not a second copy

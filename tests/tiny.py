@@ -1,5 +1,6 @@
 """A tiny random Qwen2 model with the real tokenizer: the generation plumbing without a download."""
 
+import copy
 import functools
 from types import SimpleNamespace
 
@@ -51,3 +52,20 @@ class TinyBigram(torch.nn.Module):
 def tiny_bigram_model() -> LiveModel:
     info = ModelInfo("0.5b", "tiny-random-bigram", "pack", "built in tests/tiny.py", "float32")
     return LiveModel(TinyBigram().eval(), offline_tokenizer("0.5b"), info)
+
+
+def lean_step_matches_forward(model: LiveModel, messages: list[dict], steps: int = 12) -> bool:
+    """Whether `model.step` gives the transformers forward's logits, to the bit, for `steps` greedy
+    tokens after the rendered `messages` (each from its own copy of the pre-filled cache)."""
+    hf = model.hf_model
+    with torch.inference_mode():
+        out = hf(input_ids=torch.tensor([model.encode(model.render(messages))]), use_cache=True, logits_to_keep=1)
+        lean_cache, hf_cache = out.cache, copy.deepcopy(out.cache)
+        token = int(out.logits[0, -1].argmax())
+        for _ in range(steps):
+            lean = model.step(hf, token, lean_cache)
+            ref = hf(input_ids=torch.tensor([[token]]), cache=hf_cache, use_cache=True).logits[0, -1]
+            if not torch.equal(lean, ref):
+                return False
+            token = int(lean.argmax())
+    return True

@@ -50,7 +50,7 @@ def weather_run(model) -> dict:
 def injection_run(model) -> dict:
     wire = WireLog()
     with MCPToolbox(context={"user_id": "ada"}, wire=wire) as reader:
-        trace = run_harness(model, READ_PAGE, reader, max_steps=4)
+        trace = run_harness(model, READ_PAGE, reader, max_steps=3, max_new_tokens=120)
     return {"trace": trace, "wire": wire}
 
 
