@@ -27,6 +27,20 @@ def test_same_product_as_nn_linear(bias):
         assert torch.equal(OneDNNLinear(dense).to_linear()(x), dense(x))  # and back to MKL
 
 
+def test_the_weight_is_read_in_place_with_the_same_product_as_a_onednn_copy():
+    torch.manual_seed(2)
+    dense = nn.Linear(96, 80)
+    layer = OneDNNLinear(dense)
+    assert layer.weight.data_ptr() == dense.weight.data_ptr()  # no copy of the weights
+    x = torch.randn(3, 5, 96)
+    with torch.inference_mode():
+        for rows in (x, x[:, -1]):  # a pre-fill, and one row per sequence as in decoding
+            flat = rows.reshape(-1, 96)
+            copied = torch._C._nn.mkldnn_linear(flat.to_mkldnn(), dense.weight.detach().to_mkldnn(),
+                                                dense.bias.detach().to_mkldnn()).to_dense()
+            assert torch.equal(layer(rows).reshape(-1, 80), copied)
+
+
 def test_every_float32_linear_is_swapped_and_replies_are_the_same():
     tok, info = offline_tokenizer("0.5b"), ModelInfo("0.5b", "tiny", "pack", "tests/tiny.py", "float32")
     plain = LiveModel(copy.deepcopy(tiny_hf_model()), tok, info)
