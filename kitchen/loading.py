@@ -51,12 +51,17 @@ def _engine(dtype: Dtype) -> str:
     return {"int8": INT8_ENGINE, "int8-decode": INT8_DECODE_ENGINE}.get(dtype, "transformers")
 
 
+def is_built(folder: Path, stamp: dict) -> bool:
+    """Whether `build_once` has made `folder` with this `stamp`."""
+    mark = folder / "kitchen-source.json"
+    return mark.is_file() and json.loads(mark.read_text()) == stamp
+
+
 def build_once(folder: Path, stamp: dict, build: Callable[[Path], None], notice: str) -> None:
     """Make `folder` with `build(partial_folder)` unless its stamp already says `stamp`.
 
     The folder appears whole or not at all: it is built under another name and renamed."""
-    mark = folder / "kitchen-source.json"
-    if mark.is_file() and json.loads(mark.read_text()) == stamp:
+    if is_built(folder, stamp):
         return
     print(notice)
     t0 = time.perf_counter()
@@ -160,13 +165,25 @@ def cached_tokenizer(folder: Path) -> Any:
     return tok
 
 
-def _convert_pack(gguf: Path, dtype: Dtype, partial: Path) -> None:
-    """The GGUF file de-quantized by transformers, saved in `partial` in `dtype` (or as int8)."""
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja")  # what the tokenizer saves
+
+
+def _convert_pack(gguf: Path, dtype: Dtype, partial: Path, dense: Path | None = None) -> None:
+    """The GGUF file de-quantized by transformers, saved in `partial` in `dtype` (or as int8).
+
+    With `dense`, the same pack's float32 folder already cached, the weights and the tokenizer's
+    files are taken from there: the same numbers and the same files, without de-quantizing the
+    GGUF file a second time (a first int8 load of the 0.5B: 29 s here against 139 s)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    hf_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name,
-                                                    dtype=_torch_dtype("float32"))
+    if dense is not None:
+        hf_model = AutoModelForCausalLM.from_pretrained(dense, dtype=_torch_dtype("float32"))
+        for name in TOKENIZER_FILES:
+            shutil.copy2(dense / name, partial / name)
+    else:
+        AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(partial)
+        hf_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name,
+                                                        dtype=_torch_dtype("float32"))
     # What is left is an ordinary dense model: drop the GGUF loader's marks so it saves and
     # reloads like any Hugging Face folder.
     hf_model.hf_quantizer = None
@@ -177,7 +194,6 @@ def _convert_pack(gguf: Path, dtype: Dtype, partial: Path) -> None:
         hf_model.config.save_pretrained(partial)
     else:
         hf_model.to(_torch_dtype(dtype)).save_pretrained(partial)
-    tok.save_pretrained(partial)
 
 
 def load_pack(tier: Tier, dtype: Dtype, env: Settings, progress: bool = True) -> LiveModel:
@@ -189,8 +205,12 @@ def load_pack(tier: Tier, dtype: Dtype, env: Settings, progress: bool = True) ->
     gguf = packs.assemble(spec, progress=progress)  # checks the parts every time (cheap when unchanged)
     stored = stored_dtype(dtype)
     folder = dense_dir(tier, stored, env.cache)
+    dense = dense_dir(tier, "float32", env.cache)
+    reuse = dense if stored != "float32" and is_built(dense, {"sha256": spec.sha256, "dtype": "float32"}) else None
     build_once(folder, {"sha256": spec.sha256, "dtype": stored},
-               lambda partial: _convert_pack(gguf, stored, partial),
+               lambda partial: _convert_pack(gguf, stored, partial, reuse),
+               f"First {stored} load of the {tier.label} pack: converting its cached float32 weights once; "
+               f"later loads take seconds." if reuse else
                f"First load of the {tier.label} pack: de-quantizing {gguf.name} once "
                f"(about {20 * spec.size // packs.PACKS['0.5b'].size + 20} s); later loads take seconds.")
     hf_logging.disable_progress_bar()  # a load from the cache takes a second: no bar needed
