@@ -70,9 +70,11 @@ test: venv
 	printf '\n%-10s %7s  %s\n' phase seconds result; printf "$$rows"; printf '%-10s %7s\n' total $$total; \
 	exit $$status
 
-## Unit tests (no model, no browser; includes `make lab` itself) and every doctest in kitchen/: about two minutes.
+## Unit tests (no model, no browser; includes `make lab` itself) and every doctest in kitchen/: a few
+## minutes. Two workers (pytest-xdist) of one thread each: most of these tests wait on one core.
 test-unit: venv
-	$(PYTEST) tests kitchen --doctest-modules -m "not model and not story and not server and not browser" \
+	OMP_NUM_THREADS=1 $(PYTEST) tests kitchen --doctest-modules -n 2 \
+		-m "not model and not story and not server and not browser" \
 		--ignore=tests/stories --ignore=tests/server --ignore=tests/browser
 test-fast: test-unit
 

@@ -129,13 +129,19 @@ class Harness:
     instead of stopping after the first call, and a grammar allows one call after another); each
     runs and its result is appended in order. Off by default: the chapters run one call per reply
     unless they say otherwise. `max_calls` and `max_errors` cap what one reply can cost.
+
+    `continue_cache`: the first step also reuses the model's KV cache from its last call, so a
+    conversation continued from a run that just ended pre-fills only its new turn. Its first reply
+    then depends on that earlier call too (how a prompt is split between cache and pre-fill changes
+    the last digits of the numbers); off by default, so that a run depends on its messages alone.
     """
 
     def __init__(self, model: LoopModel, tools: Toolbox | Sequence[Callable], *, protocol: Protocol = NATIVE,
                  max_steps: int = 8, max_new_tokens: int = 256, reuse_cache: bool = True,
                  refuse_repeats: bool = True, nudge_empty: bool = True,
                  tool_choice: ToolChoice | None = None, grammar_fallback: bool = False,
-                 parallel_calls: bool = False, max_calls: int = 8, max_errors: int = 3):
+                 parallel_calls: bool = False, max_calls: int = 8, max_errors: int = 3,
+                 continue_cache: bool = False):
         if tool_choice is not None:
             choice_name(tool_choice)  # a bad choice fails here, not at the first step
         self.tool_choice, self.grammar_fallback = tool_choice, grammar_fallback
@@ -143,6 +149,7 @@ class Harness:
         self.toolbox = tools if isinstance(tools, Toolbox) else LocalToolbox(tools)
         self.protocol, self.max_steps = protocol, max_steps
         self.max_new_tokens, self.reuse_cache = max_new_tokens, reuse_cache
+        self.continue_cache = continue_cache
         self.refuse_repeats, self.nudge_empty = refuse_repeats, nudge_empty
         self.parallel_calls, self.max_calls, self.max_errors = parallel_calls, max(1, max_calls), max(1, max_errors)
 
@@ -176,13 +183,13 @@ class Harness:
             previous_prompt = prompt
             yield Event("prompt", index, trace, {"prompt": prompt, "added": added})
 
-            # A run starts from an empty KV cache (its replies depend on its own messages only);
-            # later steps reuse the previous step's cache.
+            # A run starts from an empty KV cache (its replies depend on its own messages only),
+            # unless it continues the model's last call; later steps reuse the previous step's cache.
             choice, grammar, grammar_error = self._grammar(schemas, index)
             stop = () if self.parallel_calls else self.protocol.stop
             stream = self.model.stream(model_messages, template_tools, stop=stop,
                                        max_new_tokens=self.max_new_tokens,
-                                       reuse_cache=self.reuse_cache and index > 1,
+                                       reuse_cache=self.reuse_cache and (index > 1 or self.continue_cache),
                                        **({"grammar": grammar} if grammar else {}))
             for token in stream:
                 yield Event("token", index, trace, {"token": token})

@@ -55,10 +55,10 @@ class Int8DecodeLinear(nn.Module):
         super().__init__()
         self.full = full
         self.in_features, self.out_features = full.in_features, full.out_features
-        qweight, scale = copy if copy is not None else quantize_rows(full.weight.to_dense())
+        qweight, scale = copy if copy is not None else quantize_rows(full.weight)
         self.register_buffer("qweight", qweight)
         self.register_buffer("scale", scale)
-        self.register_buffer("bias32", full.bias.to_dense().contiguous())
+        self.register_buffer("bias32", full.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dim() < 2 or x.shape[-2] != 1:  # several tokens per row: a pre-fill

@@ -3,6 +3,8 @@
 import pytest
 
 from kitchen.generation import common_prefix
+from kitchen.harness import run_harness
+from kitchen.tools import calculator
 from tiny import tiny_model
 
 MESSAGES = [{"role": "user", "content": "What is 1234 × 5678?"}]
@@ -133,3 +135,15 @@ def test_batch_rows_of_different_lengths(model):
     # Each row is pre-filled on its own (no padding), so the longest one's reply is the one-at-a-time reply.
     single = model.generate(conversations[2], max_new_tokens=6, reuse_cache=False)
     assert batch[2].token_ids == single.token_ids
+
+
+def test_a_continued_run_prefills_only_its_new_turn(model):
+    first = run_harness(model, "What is 6 * 7?", [calculator], max_steps=1, max_new_tokens=4)
+    more = first.messages + [{"role": "user", "content": "Are you sure?"}]
+    continued = run_harness(model, more, [calculator], max_steps=1, max_new_tokens=4, continue_cache=True)
+    run_harness(model, "Something else.", [calculator], max_steps=1, max_new_tokens=4)  # the cache moves on
+    fresh = run_harness(model, more, [calculator], max_steps=1, max_new_tokens=4)
+    step, again = continued.steps[0].generation, fresh.steps[0].generation
+    assert step.prompt_ids == again.prompt_ids
+    assert step.prefilled_tokens < len(step.prompt_ids) - len(first.steps[0].generation.prompt_ids) + 8
+    assert again.prefilled_tokens > step.prefilled_tokens

@@ -40,7 +40,7 @@ def test_the_chain_claim_holds_on_the_1_5b_run_and_not_on_the_0_5b_run(replays):
 
 
 def test_the_prompt_format_claim_holds_on_the_1_5b_run_and_not_on_the_0_5b_run(replays):
-    big, small = (verdict("04.prompt_format_works", ch04.prompt_formats(replays[t]), replays[t])
+    big, small = (verdict("04.prompt_format_works", ch04.fenced_format(replays[t]), replays[t])
                   for t in ("1.5b", "0.5b"))
     assert big.holds and not small.holds
 

@@ -38,12 +38,12 @@ FOLLOW_UP = "Use the get_weather tool for that."
 
 
 def weather_run(model) -> dict:
-    """The switch during a run, then one more user turn in the same conversation."""
+    """The switch during a run, then one more user turn in the same conversation (its cache continued)."""
     wire = WireLog()
     with MCPToolbox(context={"user_id": "ada"}, wire=wire) as box:
         trace, prompts = switch_weather_on_mid_run(model, box)
         follow_up = run_harness(model, trace.messages + [{"role": "user", "content": FOLLOW_UP}], box,
-                                protocol=BARE, max_steps=3, max_new_tokens=120)
+                                protocol=BARE, max_steps=3, max_new_tokens=120, continue_cache=True)
     return {"trace": trace, "prompts": prompts, "wire": wire, "follow_up": follow_up}
 
 
