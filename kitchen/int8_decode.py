@@ -46,13 +46,22 @@ def quantize_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 class Int8DecodeLinear(nn.Module):
     """A float32 oneDNN layer, with an int8 copy of its weights for single-token calls.
 
-    >>> layer = Int8DecodeLinear(OneDNNLinear(nn.Linear(4, 3)))
-    >>> layer(torch.ones(1, 1, 4)).shape, layer(torch.ones(2, 5, 4)).shape
+    >>> layer = Int8DecodeLinear(OneDNNLinear(nn.Linear(32, 3)))
+    >>> layer(torch.ones(1, 1, 32)).shape, layer(torch.ones(2, 5, 32)).shape
     (torch.Size([1, 1, 3]), torch.Size([2, 5, 3]))
+    >>> Int8DecodeLinear(OneDNNLinear(nn.Linear(4, 3)))
+    Traceback (most recent call last):
+    ...
+    ValueError: int8-decode needs a layer's input width to be a multiple of 32; this one has 4
     """
 
     def __init__(self, full: OneDNNLinear, copy: tuple[torch.Tensor, torch.Tensor] | None = None):
         super().__init__()
+        # On an AVX-512 CPU torch's int8 kernel crashed the process (segfault) for input widths 4, 8,
+        # 20 and 40, and never for multiples of 32; Qwen2.5's widths are all multiples of 32.
+        if full.in_features % 32:
+            raise ValueError("int8-decode needs a layer's input width to be a multiple of 32; "
+                             f"this one has {full.in_features}")
         self.full = full
         self.in_features, self.out_features = full.in_features, full.out_features
         qweight, scale = copy if copy is not None else quantize_rows(full.weight)

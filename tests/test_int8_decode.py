@@ -64,7 +64,7 @@ def test_replies_stay_close_to_float32_on_a_tiny_model():
 
 
 def test_only_onednn_layers_get_a_copy():
-    model = nn.Sequential(OneDNNLinear(nn.Linear(4, 4)), nn.Linear(4, 4))
+    model = nn.Sequential(OneDNNLinear(nn.Linear(32, 32)), nn.Linear(32, 32))
     assert use_int8_decode(model) == 1
     assert isinstance(model[0], Int8DecodeLinear) and type(model[1]) is nn.Linear
 
