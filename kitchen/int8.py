@@ -37,6 +37,11 @@ def _qwen2() -> ModuleType:
 CHUNK_ROWS = 16_384  # the kernel packs a tall matrix (the 151,936-row head) much faster in slices
 
 
+def activation_bits() -> int:
+    """How many bits this CPU's int8 layers quantize activations to: 8 with VNNI, else 7 (see Int8Linear)."""
+    return 8 if cpu_has_vnni() else 7
+
+
 class Int8Linear(nn.Module):
     """`y = x W^T + b` with W in int8 (one scale per output row), packed once for this CPU.
 
@@ -53,7 +58,7 @@ class Int8Linear(nn.Module):
         # Activations are quantized to 8 bits where the CPU has VNNI; without it the kernel's 16-bit
         # intermediate sums could saturate, so it uses 7 bits, as torch's own dynamic Linear does.
         # The 8th bit matters: with 7-bit activations the 0.5B pack stopped calling tools in ch. 05.
-        self.reduce_range = not cpu_has_vnni()
+        self.reduce_range = activation_bits() == 7
 
     @staticmethod
     def quantize(weight: torch.Tensor, bias: torch.Tensor | None) -> list[tuple[torch.Tensor, torch.Tensor | None]]:

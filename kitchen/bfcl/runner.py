@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from ..int8 import activation_bits
 from .data import CATEGORIES, Case
 from .grading import grade
 from .modes import Mode, find_calls, request
@@ -73,8 +74,11 @@ def case_line(case: Case, mode: Mode, req: Any, generation: Any, setting: dict) 
 def run_setting(model: Any, batch_size: int) -> dict:
     """The setting every line of a run records."""
     info = model.info
-    return {"model": info.model_name, "source": info.source, "dtype": info.dtype, "batch_size": batch_size,
-            "date": datetime.date.today().isoformat()}
+    setting = {"model": info.model_name, "source": info.source, "dtype": info.dtype, "batch_size": batch_size,
+               "date": datetime.date.today().isoformat()}
+    if info.dtype == "int8":  # int8 replies depend on the CPU: 7-bit activations without VNNI
+        setting["activation_bits"] = activation_bits()
+    return setting
 
 
 def run_cases(model: Any, cases: Sequence[Case], mode: Mode, out: Path | str | None = None, *,
