@@ -4,11 +4,15 @@
     python scripts/bfcl_run.py --tier 1.5b --mode prompt --dtype bfloat16
     python scripts/bfcl_run.py --tier 0.5b --mode native --slice 20 --dtype float32 --out data/bfcl/slice.jsonl
     python scripts/bfcl_run.py --tier 0.5b --mode native --compare 24  # batched vs one at a time
+    python scripts/bfcl_run.py --tier 1.5b --mode native --dtype int8 --which-bits  # 7- or 8-bit activations?
 
 Writes one JSON line per case to data/bfcl/<tier>-<mode>-<dtype>.jsonl as batches finish; run it
 again and it resumes where it stopped. Prints cases/s, and the accuracy per category. `--compare N`
 runs the first N cases (of the slice, if given) batched and one at a time, and prints the ratio of
 their speeds and how many replies and verdicts differ (saved to data/bfcl/batching-<tier>-<mode>-<dtype>.json).
+`--which-bits` re-runs the first batch of a committed int8 run with 8-bit and with 7-bit activations and
+prints how many of its replies each gives back unchanged: which CPU kind made a run whose lines predate
+the `activation_bits` field.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from kitchen.bfcl.data import CATEGORIES, load_cases  # noqa: E402
 from kitchen.bfcl.modes import MODES  # noqa: E402
 from kitchen.bfcl.results import RESULTS_DIR, results_path, slice_cases, summary_table  # noqa: E402
-from kitchen.bfcl.runner import read_results, run_cases  # noqa: E402
+from kitchen.bfcl.runner import batches, read_results, run_cases  # noqa: E402
+from kitchen.int8 import Int8Linear  # noqa: E402
 from kitchen.models import load_model  # noqa: E402
 
 
@@ -42,6 +47,7 @@ def main() -> None:
     parser.add_argument("--categories", nargs="*", default=list(CATEGORIES))
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--compare", type=int, default=0, help="time N cases batched against one at a time")
+    parser.add_argument("--which-bits", action="store_true", help="re-run an int8 run's first batch at 8 and 7 bits")
     args = parser.parse_args()
 
     model = load_model(args.tier, "pack", dtype=args.dtype)
@@ -50,6 +56,9 @@ def main() -> None:
         cases = slice_cases(cases, args.slice)
     if args.compare:
         compare(model, cases[: args.compare], args.mode, args.batch_size)
+        return
+    if args.which_bits:
+        which_bits(model, cases, args.mode, args.batch_size)
         return
     out = args.out or results_path(args.tier, args.mode, model.info.dtype)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +91,20 @@ def compare(model, cases, mode, batch_size) -> None:
     print(f"{len(cases)} cases: batched (size {batch_size}) {len(cases) / (t1 - t0):.2f} cases/s, one at a time "
           f"{len(cases) / (t2 - t1):.2f} cases/s: {result['speedup']:.2f}x; replies that differ: {len(differ)}, "
           f"verdicts that differ: {len(verdicts)} -> {path}")
+
+
+def which_bits(model, cases, mode, batch_size) -> None:
+    path = results_path(model.info.tier, mode, model.info.dtype)
+    committed = {line["id"]: line for line in read_results(path)}
+    first = [case for case, _, _ in next(batches(model, cases, mode, batch_size))]
+    layers = [m for m in model.hf_model.modules() if isinstance(m, Int8Linear)]
+    for bits in (8, 7):
+        for layer in layers:
+            layer.reduce_range = bits == 7
+        again = run_cases(model, first, mode, None, batch_size=batch_size, progress=False)
+        same = sum(line["reply"] == committed[line["id"]]["reply"] for line in again)
+        print(f"{path.name}, first batch ({len(first)} cases) with {bits}-bit activations: "
+              f"{same}/{len(first)} replies identical to the committed ones")
 
 
 if __name__ == "__main__":
