@@ -58,7 +58,7 @@ def main() -> None:
         compare(model, cases[: args.compare], args.mode, args.batch_size)
         return
     if args.which_bits:
-        which_bits(model, cases, args.mode, args.batch_size)
+        which_bits(model, cases, args.mode, args.batch_size, args.out)
         return
     out = args.out or results_path(args.tier, args.mode, model.info.dtype)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -93,8 +93,8 @@ def compare(model, cases, mode, batch_size) -> None:
           f"verdicts that differ: {len(verdicts)} -> {path}")
 
 
-def which_bits(model, cases, mode, batch_size) -> None:
-    path = results_path(model.info.tier, mode, model.info.dtype)
+def which_bits(model, cases, mode, batch_size, out: Path | None) -> None:
+    path = out or results_path(model.info.tier, mode, model.info.dtype)
     committed = {line["id"]: line for line in read_results(path)}
     first = [case for case, _, _ in next(batches(model, cases, mode, batch_size))]
     layers = [m for m in model.hf_model.modules() if isinstance(m, Int8Linear)]
