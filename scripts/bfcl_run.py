@@ -11,8 +11,9 @@ again and it resumes where it stopped. Prints cases/s, and the accuracy per cate
 runs the first N cases (of the slice, if given) batched and one at a time, and prints the ratio of
 their speeds and how many replies and verdicts differ (saved to data/bfcl/batching-<tier>-<mode>-<dtype>.json).
 `--which-bits` re-runs the first batch of a committed int8 run with 8-bit and with 7-bit activations and
-prints how many of its replies each gives back unchanged: which CPU kind made a run whose lines predate
-the `activation_bits` field.
+prints how many of its replies each gives back unchanged. On a CPU with VNNI, all of them at 8 bits says a
+VNNI CPU made the run; 7 bits here does not repeat a CPU without VNNI exactly (its kernel sums differently:
+8 of 16 replies of such a run came back at 7 bits on a VNNI CPU).
 """
 
 from __future__ import annotations
