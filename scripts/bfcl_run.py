@@ -33,7 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from kitchen.bfcl.data import CATEGORIES, load_cases  # noqa: E402
 from kitchen.bfcl.modes import MODES  # noqa: E402
 from kitchen.bfcl.results import RESULTS_DIR, results_path, slice_cases, summary_table  # noqa: E402
-from kitchen.bfcl.runner import batches, read_results, run_cases  # noqa: E402
+from kitchen.bfcl.runner import read_results, rerun_first_batch, run_cases  # noqa: E402
 from kitchen.int8 import Int8Linear  # noqa: E402
 from kitchen.models import load_model  # noqa: E402
 
@@ -96,16 +96,16 @@ def compare(model, cases, mode, batch_size) -> None:
 
 def which_bits(model, cases, mode, batch_size, out: Path | None) -> None:
     path = out or results_path(model.info.tier, mode, model.info.dtype)
-    committed = {line["id"]: line for line in read_results(path)}
-    first = [case for case, _, _ in next(batches(model, cases, mode, batch_size))]
+    committed = read_results(path)
+    by_id = {case.id: case for case in cases}
     layers = [m for m in model.hf_model.modules() if isinstance(m, Int8Linear)]
     for bits in (8, 7):
         for layer in layers:
             layer.reduce_range = bits == 7
-        again = run_cases(model, first, mode, None, batch_size=batch_size, progress=False)
-        same = sum(line["reply"] == committed[line["id"]]["reply"] for line in again)
-        print(f"{path.name}, first batch ({len(first)} cases) with {bits}-bit activations: "
-              f"{same}/{len(first)} replies identical to the committed ones")
+        pairs = rerun_first_batch(model, committed, by_id, mode, batch_size)
+        same = sum(old["reply"] == new["reply"] for old, new in pairs)
+        print(f"{path.name}, first batch ({len(pairs)} cases) with {bits}-bit activations: "
+              f"{same}/{len(pairs)} replies identical to the committed ones")
 
 
 if __name__ == "__main__":

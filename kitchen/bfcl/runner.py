@@ -109,6 +109,21 @@ def run_cases(model: Any, cases: Sequence[Case], mode: Mode, out: Path | str | N
     return [done[c.id] for c in cases]
 
 
+def rerun_first_batch(model: Any, committed: Sequence[dict], by_id: dict[str, Case], mode: Mode,
+                      batch_size: int = 16) -> list[tuple[dict, dict]]:
+    """The first batch of a committed run, run again live as the run formed it (from all its
+    cases, in batches of `batch_size`): (committed line, new line) pairs.
+
+    >>> pairs = rerun_first_batch(model, read_results(path), by_id, "native")  # doctest: +SKIP
+    >>> sum(old["reply"] == new["reply"] for old, new in pairs)  # doctest: +SKIP
+    16
+    """
+    lines = {line["id"]: line for line in committed}
+    first = [case for case, _, _ in next(batches(model, [by_id[i] for i in lines], mode, batch_size))]
+    again = run_cases(model, first, mode, None, batch_size=batch_size, progress=False)
+    return [(lines[line["id"]], line) for line in again]
+
+
 def _bar(total: int, already: int, show: bool, mode: str):
     from tqdm.auto import tqdm
 
