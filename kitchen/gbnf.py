@@ -30,6 +30,7 @@ import re
 
 from typing import TYPE_CHECKING, Sequence
 
+from .extras import need
 from .grammar import GrammarError
 
 if TYPE_CHECKING:
@@ -47,7 +48,8 @@ _SAFE = re.compile(r"[A-Za-z0-9 _,:;!@#%&=<>'`{}~.*+?()|$/]")  # written as they
 
 def lark_to_gbnf(lark: str) -> str:
     """The GBNF grammar that allows the same texts as `lark` (one rule per line, `root` first)."""
-    from llama_cpp.llama_grammar import SchemaConverter  # llama.cpp's library loads only when needed
+    # llama.cpp's library loads only when needed, and comes with the `server` extra
+    SchemaConverter = need("llama_cpp.llama_grammar", "server").SchemaConverter
 
     converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=True)
     rules: dict[str, list[str]] = {}

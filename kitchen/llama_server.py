@@ -27,6 +27,7 @@ from typing import Iterator, Sequence
 import httpx
 
 from . import packs
+from .extras import need
 from .local_servers import free_port, running
 
 CONTEXT = 4096  # tokens of prompt and reply a request may hold (the chapters' longest run fits)
@@ -62,10 +63,7 @@ def llama_server(*tiers: str, port: int | None = None, seconds: float = 120.0,
     is named) on 127.0.0.1; yield the URL; stop the server on leaving. Raises if `llama_cpp` is not
     installed or the server fails to start. `ranked_in_full`: llama_cpp's server unchanged (see
     `kitchen.llama_serve`), for the test and the benchmark that compare the two."""
-    try:
-        import llama_cpp  # noqa: F401  (only to fail early with a clear message)
-    except ImportError:
-        raise RuntimeError("llama-cpp-python is not installed: pip install -r requirements.txt builds it") from None
+    need("llama_cpp", "server")  # only to fail early with a clear message
     ggufs = [packs.assemble(packs.PACKS[t], progress=False) for t in (tiers or ("0.5b",))]
     port = port or free_port()
     url = f"http://127.0.0.1:{port}"

@@ -17,6 +17,7 @@ Links between chapters and to the glossary point to the built pages.
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 import sys
@@ -35,7 +36,7 @@ OUT = ROOT / "build" / "book"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 MERMAID = "text/vnd.mermaid"
 SVG_URI = "data:image/svg+xml,"
-CHROMIUM = "/usr/bin/chromium"  # Debian's, as in the browser suite
+CHROMIUM = os.environ.get("KITCHEN_CHROMIUM", "/usr/bin/chromium")  # Debian's, as in the browser suite
 # Every diagram's output is either drawn (an image) or JupyterLab's note that it could not be.
 DRAWN = ("n => { const all = [...document.querySelectorAll('.jp-RenderedMermaid')];"
          " return all.length >= n && all.every(el => el.querySelector('img, .jp-RenderedMermaid-Details')); }")

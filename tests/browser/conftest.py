@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 ARTIFACTS = ROOT / "artifacts" / "browser"
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("KITCHEN_CHROMIUM", "/usr/bin/chromium"))  # `make test CHROMIUM=...`
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
 RUN_TIMEOUT = 300.0  # seconds for one notebook's run in replay
@@ -32,10 +32,16 @@ def _missing(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def playwright_api():
-    """Playwright's sync API, once the browser and the package are both known to be here."""
+def chromium() -> Path:
+    """The Chromium the suite drives, once it is known to be here (`make browser` installs it)."""
     if not CHROMIUM.exists():
-        _missing(f"browser suite needs Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+        _missing(f"browser suite needs Chromium at {CHROMIUM} (`make browser`, or apt-get install chromium)")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def playwright_api(chromium):
+    """Playwright's sync API, once the browser and the package are both known to be here."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

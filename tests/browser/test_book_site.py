@@ -1,4 +1,6 @@
-"""`make book`: the committed notebooks as a static site that reads offline."""
+"""`make book`: the committed notebooks as a static site that reads offline.
+
+In the browser phase: the build draws each diagram to SVG in Chromium."""
 
 from __future__ import annotations
 
@@ -10,15 +12,16 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("build_book", ROOT / "scripts" / "build_book.py")
 build_book = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build_book)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    return build_book.build(tmp_path_factory.mktemp("book") / "book").parent
+def site(tmp_path_factory, browser, lab) -> Path:
+    return build_book.build(tmp_path_factory.mktemp("book") / "book", browser, lab).parent
 
 
 def outputs_with(path: Path, mime: str) -> int:
