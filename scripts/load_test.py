@@ -3,6 +3,7 @@
     python scripts/load_test.py                          # llama.cpp's server on the 1.5B pack, 30 learners
     python scripts/load_test.py --learners 0 --scores    # only the task alone, with probabilities
     python scripts/load_test.py --url http://HOST:PORT   # a server that is already running (vLLM, ...)
+    python scripts/load_test.py --write docs/speed.md    # and record the result in that page
 
 Each simulated learner is a thread with its own `ServerModel` that runs chapter 03's first
 multi-step task (which rhyme mentions a sheep, then count its words: `search_rhymes`, then
@@ -18,6 +19,10 @@ send the same prompts, and a server that keeps the last prompt's cache skips the
 Bounded: at most `--learners` threads, each request times out after `--timeout` seconds (a
 `ServerError`, counted as a failed task), and learners still running after `--deadline` seconds
 are counted as unfinished. Nothing leaves 127.0.0.1 unless `--url` says so.
+
+With `--write docs/speed.md` what the run prints also replaces what stands between the page's
+`<!-- load_test -->` and `<!-- /load_test -->` markers, under a line naming the machine, the date
+and the command (`scripts/speed_doc.py`); the page's prose is left as it is.
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ import threading
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
+import speed_doc  # beside this script: the --write option's markers
 
 from kitchen.harness import run_harness
 from kitchen.llama_server import llama_server
@@ -154,7 +161,20 @@ def main() -> None:
     parser.add_argument("--scores", action="store_true",
                         help="ask for each token's probabilities, as the notebooks do (slower on llama.cpp)")
     parser.add_argument("--deadline", type=float, default=3600.0, help="seconds the crowd may take in all")
+    parser.add_argument("--write", metavar="FILE", type=Path,
+                        help="also write the result between the load_test markers in FILE (docs/speed.md)")
     args = parser.parse_args()
+    if args.write and (why := speed_doc.check_markers(args.write, [speed_doc.LOAD_TEST])):
+        parser.error(f"--write: {why}")  # before the run, not after it
+    with speed_doc.tee() as printed:
+        run(args)
+    if args.write:
+        speed_doc.write_section(args.write, speed_doc.LOAD_TEST, printed.getvalue(), fenced=False)
+        print(f"(written to {args.write}, between the {speed_doc.LOAD_TEST} markers)")
+
+
+def run(args: argparse.Namespace) -> None:
+    """The run itself: one learner at a time, then the crowd and the probe; the report printed."""
     with (nullcontext(args.url) if args.url else llama_server(args.tier)) as url:
         model = ServerModel(url, args.tier)
         print(f"server: {url} · model {model.served} · {args.learners} learners · scores "

@@ -2,8 +2,10 @@
 
     python scripts/run_notebooks.py notebooks/*.ipynb
 
-This is how the committed outputs are made: restart, run all, save. It prints each notebook's
-wall time and the total.
+This is how the committed outputs are made: restart, run all, save. nbclient saves the widgets'
+state in the notebook's metadata; each widget output also gets a static picture of its widget
+(kitchen/widget_pictures.py), what a learner sees before running the notebook. It prints each
+notebook's wall time and the total, and any widget model the saved state lacks.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from kitchen.widget_pictures import add_pictures, missing_models
+
 
 def run(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
@@ -22,6 +26,9 @@ def run(path: Path) -> float:
     NotebookClient(nb, timeout=1800, kernel_name="python3", coalesce_streams=True,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     seconds = time.perf_counter() - t0
+    for line in missing_models(nb):
+        print(f"{path.name}: {line}", file=sys.stderr)
+    add_pictures(nb)
     nbformat.write(nb, path)
     return seconds
 

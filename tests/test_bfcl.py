@@ -6,6 +6,8 @@ tested here with no model but a tiny random one (the live slice is in tests/test
 
 import copy
 import json
+import subprocess
+import sys
 from collections import Counter
 
 import jsonschema
@@ -216,3 +218,18 @@ def test_the_chapter_views_show_runs_cases_and_a_live_runner(model):
     category.value, number.value = "irrelevance", 500
     button.click()  # no such case: said, not raised
     assert "kitchen-bfcl-runner" in runner._dom_classes
+
+
+def test_prompt_mode_decodes_python_without_tree_sitter():
+    """BFCL's decoder module imports its Java and JavaScript parsers, which need tree-sitter; the
+    learner set does not install it (no wheels for every Python), so stand-ins refuse those two."""
+    code = ("import sys; sys.modules['tree_sitter'] = None\n"  # None in sys.modules: the import fails
+            "from kitchen.bfcl.modes import bfcl_decode\n"
+            "print([(c.name, c.arguments) for c in bfcl_decode('[math.hypot(x=3, y=4)]').calls])\n"
+            "from bfcl_eval.model_handler.parser.java_parser import parse_java_function_call\n"
+            "try:\n    parse_java_function_call('f(1)')\nexcept SyntaxError as err:\n    print(err)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.splitlines() == ["[('math.hypot', {'x': 3, 'y': 4})]",
+                                       "Java calls need tree-sitter, which this project does not install "
+                                       "(it asks Python only)"]

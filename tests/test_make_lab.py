@@ -11,6 +11,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -19,6 +20,7 @@ import psutil
 from kitchen.local_servers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
+VENV = Path(sys.prefix)  # the venv running the tests (`make test-pythons` runs them in one per Python version)
 ANSWER_WITHIN = 60.0  # seconds for JupyterLab to answer
 STOP_WITHIN = 20.0  # seconds for the group to end on SIGTERM before SIGKILL
 
@@ -56,15 +58,15 @@ def test_make_lab_starts_jupyterlab(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
     env.update(JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
-    fresh = subprocess.run([make, "-q", ".venv/.installed"], cwd=ROOT, env=env, capture_output=True)
-    assert fresh.returncode == 0, "the venv is out of date, so `make lab` would reinstall it first: run `make venv`"
+    fresh = subprocess.run([make, "-q", f"{VENV}/.installed", f"VENV={VENV}"], cwd=ROOT, env=env, capture_output=True)
+    assert fresh.returncode == 0, f"{VENV} is out of date, so `make lab` would reinstall it first: run `make venv`"
 
     port, token = free_port(), secrets.token_hex(16)
     lab_args = (f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} --ServerApp.port_retries=0 "
                 f"--IdentityProvider.token={token}")
     log = tmp_path / "make-lab.log"
     with log.open("w") as out:
-        process = subprocess.Popen([make, "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env, stdout=out,
+        process = subprocess.Popen([make, "lab", f"VENV={VENV}", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     pgid = process.pid  # its own session, so its own process group
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy

@@ -15,7 +15,10 @@ Does not run a model (`kitchen.bfcl.runner`) or grade (`kitchen.bfcl.grading`).
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
+import types
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -86,13 +89,38 @@ def bfcl_decode(text: str) -> ParseResult:
     >>> bfcl_decode("The answer is 5.").errors[0].kind
     'bad_call'
     """
-    from bfcl_eval.model_handler.utils import default_decode_ast_prompting
-
     try:
-        decoded = default_decode_ast_prompting(text)
+        decoded = _bfcl_decoder()(text)
         calls = [ToolCall(name, dict(arguments), "python", text, 0, len(text))
                  for item in decoded for name, arguments in item.items()]
     except Exception as err:  # BFCL's decoder raises on anything that is not a list of calls
         error = ParseError("bad_call", f"BFCL's decoder: {type(err).__name__}: {err}", text, "python", 0, len(text))
         return ParseResult([], [error], text)
     return ParseResult(calls, [], "")
+
+
+def _no_parser(language: str):
+    def parse(source_code: str):
+        raise SyntaxError(f"{language} calls need tree-sitter, which this project does not install (it asks Python only)")
+
+    return parse
+
+
+@functools.cache
+def _bfcl_decoder():
+    """BFCL's `default_decode_ast_prompting`, imported once. Its module also imports BFCL's Java and
+    JavaScript parsers, which need tree-sitter (a compiled package without wheels for every Python);
+    the chapter asks Python questions only, so where tree-sitter is missing each parser is a stand-in
+    that refuses its language."""
+    for language, name, function in (("Java", "java_parser", "parse_java_function_call"),
+                                      ("JavaScript", "js_parser", "parse_javascript_function_call")):
+        module = f"bfcl_eval.model_handler.parser.{name}"
+        try:
+            __import__(module)
+        except ImportError:
+            stand_in = types.ModuleType(module)
+            setattr(stand_in, function, _no_parser(language))
+            sys.modules[module] = stand_in
+    from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+
+    return default_decode_ast_prompting

@@ -49,7 +49,7 @@ def check_sdk(supported: Sequence[str] = HANDSHAKE_PROTOCOL_VERSIONS) -> None:
     """
     if PROTOCOL_VERSION not in supported:
         raise RuntimeError(f"the installed mcp SDK no longer speaks protocol version {PROTOCOL_VERSION} "
-                           f"(it speaks {', '.join(supported)}); install the version pinned in requirements.txt")
+                           f"(it speaks {', '.join(supported)}); install the version pinned in requirements.lock")
 
 
 def context_key(key: str) -> str:

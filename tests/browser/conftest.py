@@ -45,7 +45,7 @@ def playwright_api(chromium):
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _missing("browser suite needs the playwright package (pip install -r requirements.txt)")
+        _missing("browser suite needs the playwright package (the `dev` extra: make venv-all)")
     with sync_playwright() as api:
         yield api
 
@@ -79,13 +79,19 @@ def browser(playwright_api):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """artifacts/browser/, emptied once per session: it holds this session's screenshots only."""
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    return ARTIFACTS
+
+
 class Runs:
     """Each notebook run once, on demand; its page stays open for the later checks."""
 
     def __init__(self, context, server):
         self.context, self.server, self.done = context, server, {}
-        shutil.rmtree(ARTIFACTS, ignore_errors=True)  # screenshots of this session only
-        ARTIFACTS.mkdir(parents=True)
 
     def get(self, name: str):
         from lab_page import NotebookRun, page_problems, run_notebook, save_screenshot
@@ -117,7 +123,7 @@ _SESSION: list[Runs] = []
 
 
 @pytest.fixture(scope="session")
-def runs(browser, lab):
+def runs(browser, lab, artifacts):
     """The notebooks' runs for this session (see `Runs`)."""
     _SESSION.append(Runs(browser, lab))
     return _SESSION[-1]

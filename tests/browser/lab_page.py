@@ -1,7 +1,8 @@
 """Drive one notebook in JupyterLab through Playwright and read back what the page shows.
 
-`run_notebook` opens a notebook in its own JupyterLab workspace, clears the saved outputs, runs
-every cell on the fresh kernel and waits for the run to end. `page_problems` then lists what a
+`open_notebook` opens a notebook in its own JupyterLab workspace and waits for its kernel, running
+nothing (what a learner sees first); `run_notebook` then clears the saved outputs, runs every cell
+on the fresh kernel and waits for the run to end. `page_problems` then lists what a
 learner would see go wrong: tracebacks, widgets that did not render, figures without an image,
 `kitchen-*` widgets that are not visible. Cells are named by their position in the notebook
 (`cell #7`, counting markdown cells too) and the first line of their code.
@@ -117,14 +118,13 @@ def until(check: Callable[[], bool], timeout: float, page: Page, interval_ms: in
         page.wait_for_timeout(interval_ms)
 
 
-def run_notebook(context: BrowserContext, server: LabServer, name: str, timeout: float) -> NotebookRun:
-    """Open `name`, clear its saved outputs, run all cells and wait until the kernel is idle with
-    every code cell executed, or an error stopped the run, or `timeout` seconds passed."""
+def open_notebook(context: BrowserContext, server: LabServer, name: str) -> NotebookRun:
+    """Open `name` in its own workspace, as a learner would, without running anything; return once
+    its kernel is idle, each cell marked with its position (`data-kitchen-cell`)."""
     page = context.new_page()
     page.set_viewport_size(VIEWPORT)
     run = NotebookRun(name, page)
     page.on("console", lambda m: m.type == "error" and run.console_errors.append(m.text[:300]))
-    start = time.monotonic()
     workspace = re.sub(r"[^a-z0-9]+", "-", name.lower())
     page.goto(f"{server.url}/lab/workspaces/{workspace}/tree/{quote(name)}?token={server.token}")
     page.wait_for_function(
@@ -140,6 +140,16 @@ def run_notebook(context: BrowserContext, server: LabServer, name: str, timeout:
     page.wait_for_function("""() => { const s = window.jupyterapp.shell.currentWidget.sessionContext.session;
                                       return !!(s && s.kernel && s.kernel.status === 'idle'); }""",
                            timeout=90_000)
+    run.status, run.cells = read_cells(page)
+    return run
+
+
+def run_notebook(context: BrowserContext, server: LabServer, name: str, timeout: float) -> NotebookRun:
+    """Open `name`, clear its saved outputs, run all cells and wait until the kernel is idle with
+    every code cell executed, or an error stopped the run, or `timeout` seconds passed."""
+    start = time.monotonic()
+    run = open_notebook(context, server, name)
+    page = run.page
     page.evaluate("""async () => {
         await window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs');
         window.jupyterapp.commands.execute('notebook:run-all-cells');

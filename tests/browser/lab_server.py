@@ -1,9 +1,10 @@
 """A private JupyterLab server for the browser tests.
 
 It serves a throw-away copy of the notebooks on 127.0.0.1 (a free port, a random token), with its
-own config, settings, workspaces and runtime folders, so nothing from the developer's own
-JupyterLab set-up leaks in and nothing the run does is written back into the repository. Kernels
-answer from the replay recordings (`KITCHEN_MODEL=replay`), never from a real model.
+own config, data (notebook trust), settings, workspaces and runtime folders, so nothing from the
+developer's own JupyterLab set-up leaks in and nothing the run does is written back into the
+repository. Kernels answer from the replay recordings (`KITCHEN_MODEL=replay`), never from a real
+model. As on a learner's machine, no notebook is trusted unless the caller asks for it.
 """
 
 from __future__ import annotations
@@ -71,15 +72,32 @@ class LabServer:
         psutil.wait_procs(alive, timeout=5)
 
 
+def trust(paths: list[Path], data_dir: Path) -> None:
+    """Sign `paths` as `jupyter trust` would, in the trust database under `data_dir`."""
+    if not paths:
+        return
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    notary = NotebookNotary(data_dir=str(data_dir))
+    for path in paths:
+        notary.sign(nbformat.read(path, as_version=4))
+    notary.store.close()
+
+
 def start_lab(notebooks: Path, workdir: Path, timeout: float = 90.0,
-              disabled_extensions: tuple[str, ...] = ()) -> LabServer:
+              disabled_extensions: tuple[str, ...] = (), trusted: tuple[str, ...] = ()) -> LabServer:
     """Copy `notebooks` into `workdir` and serve the copy; return once the server answers.
 
     `disabled_extensions` names JupyterLab extensions to switch off in this server's own config
     (as `jupyter labextension disable` would), e.g. the widgets manager, to check that the suite
-    notices what a learner would see without it."""
+    notices what a learner would see without it. `trusted` names notebooks of the copy to trust
+    (JupyterLab renders their widget outputs as widgets; an untrusted notebook's only as HTML or
+    text)."""
     root = workdir / "notebooks"
     shutil.copytree(notebooks, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    trust([root / name for name in trusted], workdir / "data")
     if disabled_extensions:
         page_config = workdir / "config" / "labconfig" / "page_config.json"
         page_config.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +112,7 @@ def start_lab(notebooks: Path, workdir: Path, timeout: float = 90.0,
         KITCHEN_MODEL="replay",
         HF_HUB_OFFLINE="1",
         JUPYTER_CONFIG_DIR=str(workdir / "config"),
+        JUPYTER_DATA_DIR=str(workdir / "data"),
         JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(settings),
         JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"),

@@ -1,0 +1,154 @@
+"""The README stays short, every link in it and in docs/ lands, and docs/speed.md keeps its markers.
+
+No model: the benchmark's `--write` option is checked on its pure parts (`scripts/speed_doc.py`)
+and on a page that lacks a marker, which must be refused before anything is measured.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
+README = ROOT / "README.md"
+SPEED = ROOT / "docs" / "speed.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+MAX_README_LINES = 200
+
+
+def load(name: str):
+    """A script of scripts/ as a module, with scripts/ on the path while it imports, as when it
+    runs as a script (benchmark.py imports speed_doc from beside it: the module loaded here)."""
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    return module
+
+
+speed_doc = load("speed_doc")
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+
+
+def links(page: Path) -> list[str]:
+    """The link targets of a Markdown page, code blocks and code spans left out."""
+    return LINK.findall(CODE.sub("", page.read_text(encoding="utf-8")))
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces to '-'."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    headings = re.findall(r"^#{1,6}\s+(.+?)\s*$", text, flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+def test_the_readme_reads_in_two_minutes():
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_README_LINES, f"README.md has {lines} lines: keep it to {MAX_README_LINES}, the rest in docs/"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_lands(page):
+    assert links(page), f"{page.name}: no links found (is the pattern still right?)"
+    for target in links(page):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        assert file.exists(), f"{page.name} links to {target}, and {file.relative_to(ROOT)} does not exist"
+        if anchor and file.suffix == ".md":
+            assert anchor in anchors(file), f"{page.name} links to {target}: no such heading in {file.name}"
+
+
+def test_the_anchor_rule_matches_github():
+    page_anchors = anchors(ROOT / "docs" / "tests.md")
+    assert {"the-story-suite", "make-test", "scripts"} <= page_anchors
+
+
+def test_the_speed_page_has_each_sections_markers_once():
+    benchmark = load("benchmark")
+    names = [f"benchmark:{section}" for section in benchmark.SECTIONS] + [speed_doc.LOAD_TEST]
+    assert speed_doc.missing_markers(SPEED.read_text(encoding="utf-8"), names) == []
+    assert set(benchmark.SECTIONS) == {"load", "decode", "cache", "onednn", "batch", "server", "grammar"}
+
+
+def test_replace_section_changes_only_what_stands_between_its_markers():
+    page = ("# Speed\n\nprose\n\n<!-- a -->\nold a\n<!-- /a -->\n\n"
+            "more prose\n<!-- b -->\nold b\n<!-- /b -->\n")
+    out = speed_doc.replace_section(page, "a", "\nnew a\nline two\n\n")
+    assert out == page.replace("old a", "new a\nline two")
+    assert speed_doc.replace_section(out, "a", "new a\nline two") == out  # again: the same page
+    assert speed_doc.replace_section(out, "b", "x").endswith("more prose\n<!-- b -->\nx\n<!-- /b -->\n")
+
+
+@pytest.mark.parametrize("page, why", [
+    ("no markers here", "exactly once"),
+    ("<!-- a -->\n<!-- /a -->\n<!-- a -->\n", "exactly once"),
+    ("<!-- /a -->\nbody\n<!-- a -->\n", "comes before"),
+])
+def test_replace_section_refuses_a_page_without_one_clean_pair(page, why):
+    with pytest.raises(ValueError, match=why):
+        speed_doc.replace_section(page, "a", "body")
+
+
+def test_a_written_section_names_the_machine_the_date_and_the_command(tmp_path):
+    page = tmp_path / "speed.md"
+    page.write_text("intro\n<!-- benchmark:decode -->\nnot measured yet\n<!-- /benchmark:decode -->\nend\n")
+    speed_doc.write_section(page, "benchmark:decode", "\n## Decode\n\nsetting  tokens/s\n-------  --------\n",
+                            "python scripts/benchmark.py --only decode --write docs/speed.md")
+    text = page.read_text()
+    assert text.startswith("intro\n<!-- benchmark:decode -->\nMeasured on ") and text.endswith("end\n")
+    assert f"({os.cpu_count()} CPUs)" in text
+    assert re.search(r", \d{4}-\d\d-\d\d \d\d:\d\d, with `python scripts/benchmark.py --only decode", text)
+    table = "```text\n## Decode\n\nsetting  tokens/s\n-------  --------\n```"
+    assert f"{table}\n<!-- /benchmark:decode -->" in text
+    assert "not measured yet" not in text
+
+
+def test_the_load_test_table_is_written_as_markdown():
+    body = speed_doc.section_body("server: x\n| run | n |\n|---|---|\n| crowd | 30 |\nqueued.", "python c",
+                                  "2026-12-05 10:00", fenced=False)
+    assert body.endswith("with `python c`:\n\nserver: x\n\n| run | n |\n|---|---|\n| crowd | 30 |\n\nqueued.")
+
+
+def test_the_command_is_shown_from_the_repository_root():
+    argv = [str(SCRIPTS / "benchmark.py"), "--only", "decode", "--write", "docs/speed.md"]
+    command = speed_doc.command_line(argv, {"KITCHEN_DTYPE": "int8-decode", "HOME": "/root"})
+    assert command == "KITCHEN_DTYPE=int8-decode python scripts/benchmark.py --only decode --write docs/speed.md"
+
+
+def test_tee_prints_and_keeps_a_copy(capsys):
+    with speed_doc.tee() as printed:
+        print("a table")
+    assert capsys.readouterr().out == "a table\n" and printed.getvalue() == "a table\n"
+
+
+def test_the_benchmark_refuses_a_page_without_the_markers_before_measuring(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # main() sets it when missing; keep the test's env as it was
+    page = tmp_path / "speed.md"
+    page.write_text("<!-- benchmark:load -->\n<!-- /benchmark:load -->\n")
+    benchmark = load("benchmark")
+    with pytest.raises(SystemExit):
+        benchmark.main(["--only", "decode", "--write", str(page)])
+    assert "<!-- benchmark:decode -->" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        benchmark.main(["--only", "decod"])
+    assert "unknown section decod" in capsys.readouterr().err
+
+
+def test_the_helpers_doctests_pass():
+    result = doctest.testmod(speed_doc)
+    assert result.attempted >= 5 and result.failed == 0
