@@ -25,7 +25,7 @@ CODER_15 = "Qwen2.5-Coder-1.5B-Instruct"
 SERVED_05 = ("Qwen2.5-Coder-0.5B-Instruct-Q4_K_M", "server", "none")
 SERVED_15 = ("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M", "server", "none")
 # The offline packs in the two settings the claims were checked on: float32, and int8-decode (float32
-# pre-fill, int8 decode steps: `make test`'s setting, the default on AVX2 CPUs).
+# pre-fill, int8 decode steps: `make test`'s setting).
 SMALL_PACK: tuple = tuple((CODER_05, "pack", dtype) for dtype in ("float32", "int8-decode"))
 BIG_PACK: tuple = tuple((CODER_15, "pack", dtype) for dtype in ("float32", "int8-decode"))
 # When set, each verdict a notebook shows is also added to this file, a JSON object per line (the
