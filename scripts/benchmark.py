@@ -468,6 +468,15 @@ SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cac
             "grammar": section_grammar, "server": section_server}
 
 
+def marker(section: str, tier: str) -> str:
+    """The marker pair a section's tables go between in docs/speed.md: one per tier for decode.
+
+    >>> marker("decode", "1.5b"), marker("cache", "0.5b")
+    ('benchmark:decode:1.5b', 'benchmark:cache')
+    """
+    return f"benchmark:{section}:{tier}" if section == "decode" else f"benchmark:{section}"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
@@ -487,7 +496,7 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [name for name in names if name not in SECTIONS]
     if unknown:
         parser.error(f"unknown section {', '.join(unknown)}; the sections: {', '.join(SECTIONS)}")
-    if args.write and (why := speed_doc.check_markers(args.write, [f"benchmark:{n}" for n in names])):
+    if args.write and (why := speed_doc.check_markers(args.write, [marker(n, args.tier) for n in names])):
         parser.error(f"--write: {why}")  # before any measurement, not after an hour of them
     command = speed_doc.command_line(None if argv is None else [__file__, *argv])
     from kitchen.cpu import best_dtype
@@ -499,8 +508,8 @@ def main(argv: list[str] | None = None) -> None:
         with speed_doc.tee() as printed:
             SECTIONS[name](args.tier, dtype)
         if args.write:
-            speed_doc.write_section(args.write, f"benchmark:{name}", printed.getvalue(), command)
-            print(f"(written to {args.write}, between the benchmark:{name} markers)")
+            speed_doc.write_section(args.write, marker(name, args.tier), printed.getvalue(), command)
+            print(f"(written to {args.write}, between the {marker(name, args.tier)} markers)")
 
 
 if __name__ == "__main__":

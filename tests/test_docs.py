@@ -80,7 +80,8 @@ def test_the_anchor_rule_matches_github():
 
 def test_the_speed_page_has_each_sections_markers_once():
     benchmark = load("benchmark")
-    names = [f"benchmark:{section}" for section in benchmark.SECTIONS] + [speed_doc.LOAD_TEST]
+    names = [benchmark.marker(section, tier) for section in benchmark.SECTIONS for tier in ("0.5b", "1.5b")]
+    names += [speed_doc.LOAD_TEST]
     assert speed_doc.missing_markers(SPEED.read_text(encoding="utf-8"), names) == []
     assert set(benchmark.SECTIONS) == {"load", "decode", "cache", "onednn", "batch", "server", "grammar"}
 
@@ -143,7 +144,7 @@ def test_the_benchmark_refuses_a_page_without_the_markers_before_measuring(tmp_p
     benchmark = load("benchmark")
     with pytest.raises(SystemExit):
         benchmark.main(["--only", "decode", "--write", str(page)])
-    assert "<!-- benchmark:decode -->" in capsys.readouterr().err
+    assert "<!-- benchmark:decode:0.5b -->" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         benchmark.main(["--only", "decod"])
     assert "unknown section decod" in capsys.readouterr().err
