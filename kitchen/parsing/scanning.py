@@ -130,12 +130,34 @@ class BadJSON:
 
 
 _DECODER = json.JSONDecoder()
+# Deeper JSON is refused on every Python: 3.11's decoder stops near 1,000 levels (a RecursionError),
+# 3.13's goes on, and what comes after a decode (copies, checks) recurses too.
+MAX_NESTING = 500
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """True when lists and objects in `value` nest more than `limit` levels (counted without recursion).
+
+    >>> nested_deeper_than([[1]], 2), nested_deeper_than([[1]], 1), nested_deeper_than(1, 0)
+    (False, True, False)
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _raw_decode(text: str) -> tuple[Any, int] | BadJSON:
     """`raw_decode` from the start of `text`, reporting failure as a value instead of raising."""
     try:
-        return _DECODER.raw_decode(text)
+        decoded = _DECODER.raw_decode(text)
+        if nested_deeper_than(decoded[0], MAX_NESTING):
+            return BadJSON("it is nested too deeply", 0, False)
+        return decoded
     except json.JSONDecodeError as err:
         return BadJSON(err.msg, err.pos, True)
     except RecursionError:
