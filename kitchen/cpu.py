@@ -73,12 +73,6 @@ def this_cpu() -> CpuDescription:
     return CpuDescription(system, platform.machine(), flags, "fbgemm" in torch.backends.quantized.supported_engines)
 
 
-def cpu_supports_bf16(cpu: CpuDescription | None = None) -> bool:
-    """True when the CPU has native bfloat16 instructions (then bfloat16 is about 2x faster)."""
-    flags = (cpu or this_cpu()).flags
-    return bool({"avx512_bf16", "amx_bf16", "FEAT_BF16"} & flags)
-
-
 def cpu_has_vnni(cpu: CpuDescription | None = None) -> bool:
     """True when the CPU multiplies 8-bit numbers into 32-bit sums directly (AVX-512 VNNI, AVX-VNNI)."""
     return bool({"avx512_vnni", "avx_vnni"} & (cpu or this_cpu()).flags)
