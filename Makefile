@@ -15,7 +15,7 @@ TORCH_INDEX ?=
 LEARNER_INSTALL := $(INSTALL) --only-binary :all: $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 # Tests and recorded outputs use the offline packs, never the network. `pack` chooses only the
 # source: each chapter keeps its own tier (a tier here, as in 1.5b:pack, would override them all).
-# They run in int8-decode (float32 pre-fill, int8 decode steps: kitchen/int8_decode.py), which every
+# They run in int8-decode (float32 pre-fill, int8 decode steps: kitchen/model/engines/decode_copies.py), which every
 # machine with PyTorch can run and the committed notebook outputs were made in: elsewhere the default
 # setting can differ (docs/engines.md). The recordings were made in float32.
 OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=pack KITCHEN_DTYPE=int8-decode
@@ -29,9 +29,9 @@ export KITCHEN_CHROMIUM := $(CHROMIUM)
 PYTEST := $(OFFLINE) $(PY) -m pytest -p no:cacheprovider
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 # `make test` runs these one after another (each is also `make test-<phase>`).
-PHASES := unit model notebooks stories server browser
-# The notebooks phase's verdict cells write their verdicts here; within `make test` the stories phase
-# checks a claim on them when its chapter showed it where it was measured (tests/stories).
+PHASES := unit model notebooks claims server browser
+# The notebooks phase's verdict cells write their verdicts here; within `make test` the claims phase
+# checks a claim on them when its chapter showed it where it was measured (tests/claims).
 VERDICTS := artifacts/verdicts/notebooks.jsonl
 # More options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899".
 LAB_ARGS ?=
@@ -49,7 +49,7 @@ LEARNER := $(VENV)/.installed
 EXTRAS := server demo dev
 # `make test-pythons` checks the install and the unit phase on each of these.
 PYTHONS ?= 3.11 3.12 3.13
-.PHONY: help venv venv-all lab demo test test-unit test-fast test-model test-stories test-server test-notebooks \
+.PHONY: help venv venv-all lab demo test test-unit test-fast test-model test-claims test-server test-notebooks \
 	test-browser test-pythons browser notebooks record benchmark book lock clean
 
 ## List the targets and what each does.
@@ -90,7 +90,7 @@ demo: $(VENV)/.extra-demo
 
 ## Every test, offline, phase by phase; installs everything first (Chromium too, see `make browser`);
 ## stops at the first failing phase, then prints each phase's time.
-test: export KITCHEN_STORIES_FROM = $(abspath $(VERDICTS))
+test: export KITCHEN_CLAIMS_FROM = $(abspath $(VERDICTS))
 test: export KITCHEN_REQUIRE_BROWSER = 1
 test: export KITCHEN_REQUIRE_1_5B = 1
 test:
@@ -131,18 +131,18 @@ browser:
 ## minutes. Two workers (pytest-xdist) of one thread each: most of these tests wait on one core.
 test-unit: venv-all
 	OMP_NUM_THREADS=1 $(PYTEST) tests kitchen --doctest-modules -n 2 \
-		-m "not model and not story and not server and not browser" \
-		--ignore=tests/stories --ignore=tests/server --ignore=tests/browser
+		-m "not model and not claim and not server and not browser" \
+		--ignore=tests/claims --ignore=tests/server --ignore=tests/browser
 test-fast: test-unit
 
 ## Model tests on the real offline packs.
 test-model: venv-all
-	$(PYTEST) tests -m model --ignore=tests/stories --ignore=tests/server --ignore=tests/browser
+	$(PYTEST) tests -m model --ignore=tests/claims --ignore=tests/server --ignore=tests/browser
 
-## The chapters' stories (tests/stories, -m story); within `make test` a claim the notebooks phase showed
+## The chapters' claims (tests/claims, -m claim); within `make test` a claim the notebooks phase showed
 ## where it was measured is checked on that verdict. Collecting no test is a failure.
-test-stories: venv-all
-	$(PYTEST) tests/stories -m story
+test-claims: venv-all
+	$(PYTEST) tests/claims -m claim
 
 ## Chapters 01 and 03 top to bottom against llama.cpp's server on both packs' GGUF files; each
 ## verdict they show is checked (asserted where the claim was measured on the server, else reported).

@@ -1,6 +1,6 @@
 """Give each widget output in the notebooks a static picture of the widget (`text/html`), drawn
 from the notebook's saved widget state, so a chapter opened before any run shows its widgets
-instead of `VBox(children=(...`; kitchen/widget_pictures.py says why JupyterLab needs it.
+instead of `VBox(children=(...`; kitchen/views/saved_widgets.py says why JupyterLab needs it.
 
     python scripts/add_widget_pictures.py notebooks/*.ipynb
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from kitchen.widget_pictures import add_pictures, missing_models
+from kitchen.views.saved_widgets import add_pictures, missing_models
 
 
 def redraw(path: Path) -> list[str]:

@@ -16,12 +16,12 @@ Sections:
   median of 3 runs, fresh process each.
 - cache: a harness turn after a tool result, with the KV cache of the previous turn reused
   (only the new tokens pre-filled), and from the kept system turn only, against a full re-prefill.
-- onednn: float32 decoding with the linear layers on oneDNN (the default, `kitchen.onednn`) against
+- onednn: float32 decoding with the linear layers on oneDNN (the default, `kitchen.model.engines.onednn`) against
   PyTorch's default BLAS (MKL), the same prompt and tokens, in one process.
 - batch: the chapter 06 sweep's tools-off answers, one batch against one at a time.
 - server: llama.cpp's server (the classroom source) writing the same reply without
   log-probabilities, with them as llama-cpp-python ranks them (the whole vocabulary sorted per
-  token), and with them through `kitchen.llama_serve` (only the top candidates kept); same replies?
+  token), and with them through `kitchen.model.server.logprob_fix` (only the top candidates kept); same replies?
 - grammar: decode time per token with a grammar's mask (chapter 07) against the same decoding
   without it, for the widest mask (free text) and for a tool call; the compile time apart.
 
@@ -53,7 +53,7 @@ MATH = [{"role": "user", "content": "What is 987 × 654?"}]
 NEW_TOKENS = 128
 RUNS = 3
 BATCH = 8
-# int8: the fast mode (kitchen.int8), default with VNNI; bfloat16: default elsewhere; int8-decode: the tests' setting
+# int8: the fast mode (kitchen.model.engines.quantized), default with VNNI; bfloat16: default elsewhere; int8-decode: the tests' setting
 DECODE_SETTINGS = ("float32", "bfloat16", "int8", "int8-decode")
 TARGET_VS_LLAMACPP = 0.75  # the default setting's decode tokens/s against llama.cpp's
 TARGET_WARM_LOAD_S = 2.0
@@ -73,7 +73,7 @@ def worker_load(tier: str, dtype: str, source: str = "pack") -> dict:
     import torch  # noqa: F401
     import transformers.models.qwen2.modeling_qwen2  # noqa: F401
 
-    from kitchen.models import load_model
+    from kitchen.model.load import load_model
 
     t1 = time.perf_counter()
     model = load_model(tier, source, dtype=dtype, announce=False, progress=False)
@@ -82,7 +82,7 @@ def worker_load(tier: str, dtype: str, source: str = "pack") -> dict:
 
 
 def worker_decode(tier: str, dtype: str) -> dict:
-    from kitchen.models import load_model
+    from kitchen.model.load import load_model
 
     t0 = time.perf_counter()
     model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
@@ -101,8 +101,8 @@ def worker_decode(tier: str, dtype: str) -> dict:
 
 
 def worker_onednn(tier: str, dtype: str) -> dict:
-    from kitchen.models import load_model
-    from kitchen.onednn import OneDNNLinear
+    from kitchen.model.load import load_model
+    from kitchen.model.engines.onednn import OneDNNLinear
 
     model = load_model(tier, "pack", dtype="float32", announce=False, progress=False)
     out = {}
@@ -122,8 +122,8 @@ def worker_onednn(tier: str, dtype: str) -> dict:
 
 def worker_grammar(tier: str, dtype: str) -> dict:
     """Decode time per token with and without a grammar's mask, and the grammar's compile time."""
-    from kitchen.grammar import call_grammar
-    from kitchen.models import load_model
+    from kitchen.grammar.calls import call_grammar
+    from kitchen.model.load import load_model
     from kitchen.tools import TOY_TOOLS
 
     model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
@@ -156,9 +156,9 @@ def bytes_read_per_token(hf_model) -> int:
     also the output head (tied weights), which the head's own count covers."""
     import torch
 
-    from kitchen.int8 import Int8Linear
-    from kitchen.int8_decode import Int8DecodeLinear
-    from kitchen.onednn import OneDNNLinear
+    from kitchen.model.engines.quantized import Int8Linear
+    from kitchen.model.engines.decode_copies import Int8DecodeLinear
+    from kitchen.model.engines.onednn import OneDNNLinear
 
     total, seen = 0, set()
     # In int8-decode a decode step reads each layer's int8 copy, never the float32 layer under it.
@@ -201,8 +201,8 @@ def worker_llamacpp(tier: str, dtype: str) -> dict:
     """llama.cpp on the same GGUF file, same prompt (its own chat template), same threads."""
     from llama_cpp import Llama
 
-    from kitchen import packs
-    from kitchen.choice import TIERS
+    from kitchen.model import packs
+    from kitchen.model.selection import TIERS
 
     gguf = packs.assemble(TIERS[tier].pack, progress=False)
     t0 = time.perf_counter()
@@ -229,15 +229,15 @@ def worker_llamacpp(tier: str, dtype: str) -> dict:
 
 
 def worker_cache(tier: str, dtype: str) -> dict:
-    from kitchen.harness import run_harness
-    from kitchen.models import load_model
+    from kitchen.harness.loop import run_harness
+    from kitchen.model.load import load_model
     from kitchen.tools import calculator
 
     model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
     question = [{"role": "user", "content": "What is 1234 × 5678?"}]
     trace = run_harness(model, question, [calculator], max_steps=2)  # the real two turns
     second_messages = trace.messages[:-1] if trace.stop_reason == "answer" else trace.messages
-    from kitchen.schemas import as_schema
+    from kitchen.tools.schemas import as_schema
 
     tools = [as_schema(calculator)]
     out = {"reuse": [], "system": [], "fresh": []}
@@ -253,8 +253,8 @@ def worker_cache(tier: str, dtype: str) -> dict:
 
 
 def worker_batch(tier: str, dtype: str) -> dict:
-    from kitchen.models import load_model
-    from kitchen.sweep import make_problems, question
+    from kitchen.model.load import load_model
+    from kitchen.chapters.sweep import make_problems, question
 
     model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
     conversations = [[{"role": "user", "content": question(a, b)}] for a, b in make_problems(3, BATCH, seed=7)]
@@ -272,8 +272,8 @@ def worker_batch(tier: str, dtype: str) -> dict:
 
 def worker_server(tier: str, dtype: str) -> dict:
     """ms per token of one reply (top 5 candidates per token), median of RUNS, on each server."""
-    from kitchen.llama_server import llama_server
-    from kitchen.server_model import ServerModel
+    from kitchen.model.server.llama_python import llama_server
+    from kitchen.model.server.client import ServerModel
 
     ms, replies = {}, {}
     for way, full in (("fast", False), ("full", True)):
@@ -326,7 +326,7 @@ def section_load(tier: str, dtype: str) -> None:
         [f"warm (from the cached folder), median of 3; target under {TARGET_WARM_LOAD_S:.0f} s", f"{warm_s:.2f}",
          f"{statistics.median(w['peak_mb'] for w in warm):,.0f} MB", "1x"],
     ]))
-    from kitchen.choice import TIERS, hub_is_cached
+    from kitchen.model.selection import TIERS, hub_is_cached
     from kitchen.settings import current
 
     hub_id = TIERS[tier].hub_id
@@ -381,7 +381,7 @@ def section_decode(tier: str, dtype: str) -> dict:
 
 def memory_verdict(tier: str, results: dict) -> str:
     """The default setting's peak memory, here and on an AVX2-only laptop, against a laptop's budget."""
-    from kitchen.cpu import CpuDescription, best_dtype
+    from kitchen.model.engines.cpu import CpuDescription, best_dtype
 
     laptop = best_dtype(CpuDescription("Linux", "x86_64", frozenset({"avx", "avx2", "fma"}), int8_engine=True))
     target = TARGET_PEAK_MB[tier]
@@ -456,10 +456,10 @@ def section_server(tier: str, dtype: str) -> None:
     print(table(["server", "no log-probabilities", "with them", "with / without"], [
         ["llama_cpp.server (whole vocabulary sorted per token)", f"{ms['full_bare']:.0f} ms/token",
          f"{ms['full']:.0f} ms/token", f"{ms['full'] / ms['full_bare']:.1f}x"],
-        ["kitchen.llama_serve (top candidates kept)", f"{ms['fast_bare']:.0f} ms/token",
+        ["kitchen.model.server.logprob_fix (top candidates kept)", f"{ms['fast_bare']:.0f} ms/token",
          f"{ms['fast']:.0f} ms/token", f"{ms['fast'] / ms['fast_bare']:.1f}x"],
     ]))
-    print(f"\nratio (llama_cpp.server / kitchen.llama_serve, with log-probabilities): "
+    print(f"\nratio (llama_cpp.server / kitchen.model.server.logprob_fix, with log-probabilities): "
           f"{ms['full'] / ms['fast']:.1f}x; same text, probabilities and candidates: {'yes' if r['same'] else 'no'}")
 
 
@@ -499,7 +499,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.write and (why := speed_doc.check_markers(args.write, [marker(n, args.tier) for n in names])):
         parser.error(f"--write: {why}")  # before any measurement, not after an hour of them
     command = speed_doc.command_line(None if argv is None else [__file__, *argv])
-    from kitchen.cpu import best_dtype
+    from kitchen.model.engines.cpu import best_dtype
 
     dtype = args.dtype or best_dtype()
     print(f"# Benchmark · {args.tier} offline pack · {time.strftime('%Y-%m-%d %H:%M')} · "

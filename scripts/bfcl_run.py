@@ -34,8 +34,8 @@ from kitchen.bfcl.data import CATEGORIES, load_cases  # noqa: E402
 from kitchen.bfcl.modes import MODES  # noqa: E402
 from kitchen.bfcl.results import RESULTS_DIR, results_path, slice_cases, summary_table  # noqa: E402
 from kitchen.bfcl.runner import read_results, rerun_first_batch, run_cases  # noqa: E402
-from kitchen.int8 import Int8Linear  # noqa: E402
-from kitchen.models import load_model  # noqa: E402
+from kitchen.model.engines.quantized import Int8Linear  # noqa: E402
+from kitchen.model.load import load_model  # noqa: E402
 
 
 def main() -> None:

@@ -17,7 +17,6 @@ Links between chapters and to the glossary point to the built pages.
 from __future__ import annotations
 
 import html
-import os
 import re
 import shutil
 import sys
@@ -30,13 +29,15 @@ import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
+from kitchen.settings import current
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 OUT = ROOT / "build" / "book"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 MERMAID = "text/vnd.mermaid"
 SVG_URI = "data:image/svg+xml,"
-CHROMIUM = os.environ.get("KITCHEN_CHROMIUM", "/usr/bin/chromium")  # Debian's, as in the browser suite
+CHROMIUM = str(current().chromium)  # Debian's unless KITCHEN_CHROMIUM says, as in the browser suite
 # Every diagram's output is either drawn (an image) or JupyterLab's note that it could not be.
 DRAWN = ("n => { const all = [...document.querySelectorAll('.jp-RenderedMermaid')];"
          " return all.length >= n && all.every(el => el.querySelector('img, .jp-RenderedMermaid-Details')); }")

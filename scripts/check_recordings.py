@@ -56,7 +56,7 @@ def check(model, runs: list[dict]) -> tuple[int, list[str]]:
 
 def main(names: list[str]) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from kitchen.models import load_model
+    from kitchen.model.load import load_model
 
     paths = [FOLDER / f"{n}.json" for n in names] or sorted(FOLDER.glob("*/*.json"))
     models, failed = {}, 0

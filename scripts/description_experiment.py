@@ -21,16 +21,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
-from kitchen.descriptions import TASKS_FILE, RESULTS_FILE, load_tasks, variant_schemas  # noqa: E402
-from kitchen.choice import installed_tiers  # noqa: E402
-from kitchen.models import load_model  # noqa: E402
-from kitchen.parsing import NATIVE_FORMATS, parse_tool_calls  # noqa: E402
+from kitchen.chapters.experiments import labelled, load_results, save_results  # noqa: E402
+from kitchen.chapters.descriptions import TASKS_FILE, DESCRIPTION_RESULTS, description_tasks, variant_schemas  # noqa: E402
+from kitchen.model.selection import installed_tiers  # noqa: E402
+from kitchen.model.load import load_model  # noqa: E402
+from kitchen.harness.parsing import NATIVE_FORMATS, parse_tool_calls  # noqa: E402
 
 
 def run_tier(tier: str) -> dict:
     model = load_model(tier, "pack")
-    tasks = load_tasks()
+    tasks = description_tasks()
     rows = []
     for variant in ("precise", "vague"):
         schemas = variant_schemas(variant)
@@ -54,11 +54,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tiers", nargs="*", default=installed_tiers())
     args = parser.parse_args()
-    results = load_results(RESULTS_FILE)
+    results = load_results(DESCRIPTION_RESULTS)
     for tier in args.tiers:
         results[tier] = run_tier(tier)
-    save_results(RESULTS_FILE, results)
-    print(f"wrote {RESULTS_FILE.relative_to(ROOT)}")
+    save_results(DESCRIPTION_RESULTS, results)
+    print(f"wrote {DESCRIPTION_RESULTS.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

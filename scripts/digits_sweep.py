@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
-from kitchen.choice import installed_tiers  # noqa: E402
-from kitchen.models import load_model  # noqa: E402
-from kitchen.sweep import make_problems, regrade, run_off, run_on, summarize  # noqa: E402
+from kitchen.chapters.experiments import labelled, load_results, save_results  # noqa: E402
+from kitchen.model.selection import installed_tiers  # noqa: E402
+from kitchen.model.load import load_model  # noqa: E402
+from kitchen.chapters.sweep import make_problems, regrade, run_off, run_on, summarize_sweep  # noqa: E402
 
 RESULTS_FILE = ROOT / "data" / "experiments" / "digits_sweep.json"
 
@@ -44,7 +44,7 @@ def run_tier(tier: str, problems: int, max_digits: int, seed: int, batch: int, o
         t2 = time.perf_counter()
         seconds["off"] += t1 - t0
         seconds["on"] += t2 - t1
-        done = [p for p in summarize(rows) if p.digits == digits]
+        done = [p for p in summarize_sweep(rows) if p.digits == digits]
         print(f"{tier} {digits}×{digits}: " + ", ".join(f"{p.mode} {p.right}/{p.n}" for p in done)
               + f" ({t1 - t0:.0f} s off, {t2 - t1:.0f} s on)", flush=True)
     return labelled(model, "scripts/digits_sweep.py",
@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--off-tokens", type=int, default=96)
     parser.add_argument("--regrade", action="store_true",
-                        help="grade the saved replies again with today's rules (kitchen.sweep.regrade): "
+                        help="grade the saved replies again with today's rules (kitchen.chapters.sweep.regrade): "
                              "answers re-extracted, tools-on calls parsed again; runs no model")
     args = parser.parse_args()
     results = load_results(RESULTS_FILE)

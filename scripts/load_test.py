@@ -38,11 +38,11 @@ from pathlib import Path
 import httpx
 import speed_doc  # beside this script: the --write option's markers
 
-from kitchen.harness import run_harness
-from kitchen.llama_server import llama_server
-from kitchen.protocols import NativeProtocol
-from kitchen.server_model import ServerError, ServerModel
-from kitchen.tasks import grade, load_tasks
+from kitchen.harness.loop import run_harness
+from kitchen.model.server.llama_python import llama_server
+from kitchen.harness.protocols import NativeProtocol
+from kitchen.model.server.client import ServerError, ServerModel
+from kitchen.chapters.tasks import grade, load_tasks
 
 BARE = NativeProtocol(result_note="")  # as chapter 03 runs its multi-step tasks
 

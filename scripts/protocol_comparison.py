@@ -23,14 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from kitchen.experiments import labelled, load_results, save_results  # noqa: E402
-from kitchen.harness import run_harness  # noqa: E402
-from kitchen.choice import installed_tiers  # noqa: E402
-from kitchen.models import load_model  # noqa: E402
-from kitchen.parsing import parse_tool_calls  # noqa: E402
-from kitchen.protocols import PROTOCOLS  # noqa: E402
-from kitchen.schemas import tool_schema  # noqa: E402
-from kitchen.tasks import grade, load_tasks  # noqa: E402
+from kitchen.chapters.experiments import labelled, load_results, save_results  # noqa: E402
+from kitchen.harness.loop import run_harness  # noqa: E402
+from kitchen.model.selection import installed_tiers  # noqa: E402
+from kitchen.model.load import load_model  # noqa: E402
+from kitchen.harness.parsing import parse_tool_calls  # noqa: E402
+from kitchen.harness.protocols import PROTOCOLS  # noqa: E402
+from kitchen.tools.schemas import tool_schema  # noqa: E402
+from kitchen.chapters.tasks import grade, load_tasks  # noqa: E402
 from kitchen.tools import TOY_TOOLS  # noqa: E402
 
 RESULTS_FILE = ROOT / "data" / "experiments" / "protocol_results.json"

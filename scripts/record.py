@@ -7,7 +7,7 @@
 Each notebook is executed top to bottom (its outputs are not saved) with KITCHEN_RECORD set to
 its name. Every generate and log-probability call of a live model is then appended to
 data/recordings/<tier>/<name>.json, labelled with the exact model, source, dtype, versions and
-date (see kitchen/recordings.py). Requests the notebook sends to the replay source are served by the
+date (see kitchen/model/replay/runs.py). Requests the notebook sends to the replay source are served by the
 live pack instead, when that pack is installed, so they are recorded too. A tier whose pack is
 not installed keeps its previous recordings.
 
@@ -28,9 +28,9 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kitchen import packs  # noqa: E402
-from kitchen.choice import TIERS  # noqa: E402
-from kitchen.recordings import RECORDINGS  # noqa: E402
+from kitchen.model import packs  # noqa: E402
+from kitchen.model.selection import TIERS  # noqa: E402
+from kitchen.model.replay.runs import RECORDINGS  # noqa: E402
 from kitchen.settings import RECORD_VAR  # noqa: E402
 
 

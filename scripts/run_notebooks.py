@@ -4,7 +4,7 @@
 
 This is how the committed outputs are made: restart, run all, save. nbclient saves the widgets'
 state in the notebook's metadata; each widget output also gets a static picture of its widget
-(kitchen/widget_pictures.py), what a learner sees before running the notebook. It prints each
+(kitchen/views/saved_widgets.py), what a learner sees before running the notebook. It prints each
 notebook's wall time and the total, and any widget model the saved state lacks.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from kitchen.widget_pictures import add_pictures, missing_models
+from kitchen.views.saved_widgets import add_pictures, missing_models
 
 
 def run(path: Path) -> float:

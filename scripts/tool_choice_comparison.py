@@ -22,14 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from kitchen.choice import installed_tiers  # noqa: E402
-from kitchen.experiments import labelled, load_results, save_results, tool_choice_table  # noqa: E402
-from kitchen.grammar import auto_trigger  # noqa: E402
-from kitchen.harness import run_harness  # noqa: E402
-from kitchen.models import load_model  # noqa: E402
-from kitchen.schemas import tool_schema  # noqa: E402
-from kitchen.tasks import grade, load_tasks  # noqa: E402
-from kitchen.toolbox import validation_error  # noqa: E402
+from kitchen.model.selection import installed_tiers  # noqa: E402
+from kitchen.chapters.experiments import labelled, load_results, save_results, tool_choice_table  # noqa: E402
+from kitchen.grammar.calls import auto_trigger  # noqa: E402
+from kitchen.harness.loop import run_harness  # noqa: E402
+from kitchen.model.load import load_model  # noqa: E402
+from kitchen.tools.schemas import tool_schema  # noqa: E402
+from kitchen.chapters.tasks import grade, load_tasks  # noqa: E402
+from kitchen.harness.toolbox import arguments_error  # noqa: E402
 from kitchen.tools import TOY_TOOLS  # noqa: E402
 
 RESULTS_FILE = ROOT / "data" / "experiments" / "tool_choice_results.json"
@@ -40,7 +40,7 @@ PARAMETERS = {s["function"]["name"]: s["function"]["parameters"] for s in map(to
 def first_step_marks(step) -> dict:
     """What the first reply held: a call that parses, calls that validate, the tools named."""
     calls = step.parsed.calls
-    valid = bool(calls) and all(c.name in PARAMETERS and validation_error(PARAMETERS[c.name], c.arguments) is None
+    valid = bool(calls) and all(c.name in PARAMETERS and arguments_error(PARAMETERS[c.name], c.arguments) is None
                                 for c in calls)
     return {"parses": bool(calls) and not step.parsed.errors, "validates": valid,
             "called": [c.name for c in calls], "parse_errors": [e.kind for e in step.parsed.errors]}

@@ -1,6 +1,6 @@
 """Two application tools the toolbox tests share: one with an injected parameter, one agent-only."""
 
-from kitchen.schemas import Injected
+from kitchen.tools.schemas import Injected
 
 
 def my_notes(query: str, user_id: str = Injected("user_id")) -> str:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kitchen.arithmetic import check_work, extract_answer, find_rows, numbers_in
+from kitchen.chapters.arithmetic import check_work, extract_answer, find_rows, numbers_in
 
 A, B = 1234, 5678
 
@@ -86,14 +86,14 @@ def test_find_rows_needs_a_rule_and_a_total():
 
 
 def _generation(pieces, tops=None):
-    from kitchen.replies import Candidate, Generation, Token
+    from kitchen.model.replies import Candidate, Generation, Token
 
     tokens = [Token(0, p, 0.5, [Candidate(0, c, q) for c, q in (tops or {}).get(i, [])]) for i, p in enumerate(pieces)]
     return Generation("", [], [0] * len(pieces), "".join(pieces), tokens, "end_of_turn")
 
 
 def test_departure_names_the_first_wrong_digit_and_the_right_digits_probability():
-    from kitchen.arithmetic import departure
+    from kitchen.chapters.arithmetic import departure
 
     reply = _generation(["It", " is", " ", "7", ",", "0", "0", "0", ",", "0", "0", "0", "."],
                         tops={7: [("0", 0.5), ("6", 0.3)]})

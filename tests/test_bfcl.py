@@ -17,8 +17,8 @@ from kitchen.bfcl.data import CATEGORIES, load_cases, to_json_schema, tool_schem
 from kitchen.bfcl.grading import IRRELEVANT_CALL, NO_CALL, grade, ground_truth_calls
 from kitchen.bfcl.modes import MODES, bfcl_system_prompt, find_calls, request
 from kitchen.bfcl.runner import read_results, run_cases
-from kitchen.grammar import validation_error
-from kitchen.parsing import ToolCall
+from kitchen.grammar.calls import grammar_error
+from kitchen.harness.parsing import ToolCall
 from tiny import tiny_model
 
 CASES = load_cases()
@@ -121,7 +121,7 @@ def test_each_mode_builds_its_request():
     assert prompt.tools is None and prompt.messages[0]["role"] == "system"
     assert "[func_name1(params_name1=params_value1" in bfcl_system_prompt(case)
     assert "Note that the provided function is in Python 3 syntax." in bfcl_system_prompt(case)
-    assert constrained.grammar and not validation_error(constrained.grammar)
+    assert constrained.grammar and not grammar_error(constrained.grammar)
     with pytest.raises(ValueError):
         request(case, "telepathy")
 

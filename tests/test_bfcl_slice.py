@@ -14,7 +14,7 @@ import torch
 from kitchen.bfcl.data import load_cases
 from kitchen.bfcl.results import RESULTS_DIR, slice_cases
 from kitchen.bfcl.runner import read_results, run_cases
-from kitchen.models import load_model
+from kitchen.model.load import load_model
 
 pytestmark = [pytest.mark.model,
               pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="int8-decode needs oneDNN")]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kitchen.tools.calculator import MAX_DEPTH, MAX_DIGITS, MAX_LENGTH, calculator
+from kitchen.tools.expressions import MAX_DEPTH, MAX_DIGITS, MAX_LENGTH, calculator
 from kitchen.tools.errors import ToolError
 
 # How many examples each property-based test runs (the lead reports these numbers).
@@ -24,7 +24,7 @@ MAX_EXAMPLES_INTEGER_TREES = 2000
 DEADLINE = timedelta(milliseconds=500)  # per example: every input must be answered fast
 FAST = 1.0  # seconds; a generous guard for inputs that must be refused without computing
 
-calculator_module = importlib.import_module("kitchen.tools.calculator")
+calculator_module = importlib.import_module("kitchen.tools.expressions")
 
 
 def refusal(expression: object) -> str:

@@ -2,14 +2,14 @@
 
 import json
 
-from kitchen.descriptions import (EXAMPLE_PARAMETERS, count_words_schema, load_tasks, summarize,
+from kitchen.chapters.descriptions import (EXAMPLE_PARAMETERS, count_words_schema, description_tasks, summarize_descriptions,
                                   variant_schemas)
 
 
 def test_the_vague_variant_replaces_every_description_and_keeps_the_names():
     precise, vague = variant_schemas("precise"), variant_schemas("vague")
     assert [s["function"]["name"] for s in precise] == [s["function"]["name"] for s in vague]
-    texts = load_tasks()["vague"]
+    texts = description_tasks()["vague"]
     for p, v in zip(precise, vague):
         name = v["function"]["name"]
         assert v["function"]["description"] == texts[name]["description"] != p["function"]["description"]
@@ -29,6 +29,6 @@ def test_summarize_counts_right_wrong_and_no_call():
             {"variant": "vague", "right": False, "called": "count_words"},
             {"variant": "vague", "right": False, "called": None},
             {"variant": "precise", "right": True, "called": "calculator"}]
-    out = summarize(rows)
+    out = summarize_descriptions(rows)
     assert dict(out["vague"]) == {"requests": 3, "right tool": 1, "wrong tool": 1, "no call": 1}
     assert dict(out["precise"]) == {"requests": 1, "right tool": 1}

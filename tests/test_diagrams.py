@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from kitchen.diagrams import MIME, label, loop_diagram, session_diagram
-from kitchen.harness import run_harness
+from kitchen.views.diagrams import MIME, label, loop_diagram, session_diagram
+from kitchen.harness.loop import run_harness
 from kitchen.mcp import MCPToolbox, WireLog
 from kitchen.mcp.frames import TO_CLIENT, TO_SERVER
-from kitchen.scripted import ScriptedModel
+from kitchen.model.scripted import ScriptedModel
 from kitchen.tools import calculator
 
 CALL = '<tool_call>\n{"name": "calculator", "arguments": {"expression": "12 * 34"}}\n</tool_call>'

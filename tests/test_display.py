@@ -1,7 +1,7 @@
 """HTML views: the same data gives the same text, special tokens are marked, HTML is escaped."""
 
-from kitchen.display import HTML, marked_text, table, token_chips, visible
-from kitchen.tokenizer import offline_tokenizer
+from kitchen.views.display import HTML, marked_text, table, token_chips, visible
+from kitchen.model.tokenizer import offline_tokenizer
 
 
 def test_visible_shows_spaces_line_breaks_and_tabs():
@@ -31,8 +31,8 @@ def test_marked_text_keeps_every_part_in_order():
 
 
 def test_mask_steps_lists_only_the_steps_the_grammar_overruled():
-    from kitchen.display import mask_steps
-    from kitchen.replies import Candidate, Generation, Token
+    from kitchen.views.display import mask_steps
+    from kitchen.model.replies import Candidate, Generation, Token
 
     free = Token(9, "a", 0.9, [Candidate(9, "a", 0.9, True), Candidate(3, "b", 0.1, False)])
     overruled = Token(5, " {", 0.01, [Candidate(4, "9", 0.8, False), Candidate(5, " {", 0.01, True)])

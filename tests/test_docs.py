@@ -75,7 +75,7 @@ def test_every_relative_link_lands(page):
 
 def test_the_anchor_rule_matches_github():
     page_anchors = anchors(ROOT / "docs" / "tests.md")
-    assert {"the-story-suite", "make-test", "scripts"} <= page_anchors
+    assert {"the-claims-suite", "make-test", "scripts"} <= page_anchors
 
 
 def test_the_speed_page_has_each_sections_markers_once():

@@ -10,9 +10,9 @@ from typing import Literal
 
 from kitchen.exercises import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08
 from kitchen.mcp import WireLog
-from kitchen.parsing import parse_tool_calls
-from kitchen.schemas import tool_schema
-from kitchen.scripted import ScriptedModel
+from kitchen.harness.parsing import parse_tool_calls
+from kitchen.tools.schemas import tool_schema
+from kitchen.model.scripted import ScriptedModel
 from kitchen.tools import calculator
 
 # A reply of the 1.5B pack to 1234 × 5678 worked on paper (chapter 01's recording): unshifted rows.
@@ -283,7 +283,7 @@ def test_prediction():
 
 
 def test_grades():
-    assert len(ch06.replies()) == 3 and "(96 of 96 tokens)" in ch06.replies()[2]
+    assert len(ch06.replies_to_grade()) == 3 and "(96 of 96 tokens)" in ch06.replies_to_grade()[2]
     assert ch06.check_grades(["right", "wrong", "cut off"]).right
     partial = ch06.check_grades(["right", "wrong", "wrong"])
     assert partial.status == "wrong" and "reply 3 ran to the end of its 96-token budget" in partial.message

@@ -2,8 +2,8 @@
 
 import datetime
 
-from kitchen.experiments import labelled, load_results, save_results
-from kitchen.scripted import ScriptedModel
+from kitchen.chapters.experiments import labelled, load_results, save_results
+from kitchen.model.scripted import ScriptedModel
 
 
 def test_results_are_labelled_with_the_model_and_survive_a_round_trip(tmp_path):

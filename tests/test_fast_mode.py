@@ -1,17 +1,17 @@
-"""The int8 fast mode (`kitchen.int8`): the default only where its kernels run with 8-bit activations.
+"""The int8 fast mode (`kitchen.model.engines.quantized`): the default only where its kernels run with 8-bit activations.
 
 Where the CPU lacks VNNI (an ARM laptop, an older x86 or AVX2-only CPU), torch's int8 kernel can
 use only 7-bit activations and the fast mode is not the default; the tests that need the default
-skip there. Whether the chapters' stories hold with a setting is the story suite's job
-(tests/stories). Marked `model`.
+skip there. Whether the chapters' claims hold with a setting is the claims suite's job
+(tests/claims). Marked `model`.
 """
 
 import pytest
 import torch
 
-from kitchen.int8 import decode_step
-from kitchen.cpu import best_dtype, int8_kernels
-from kitchen.models import load_model
+from kitchen.model.engines.quantized import decode_step
+from kitchen.model.engines.cpu import best_dtype, int8_kernels
+from kitchen.model.load import load_model
 from tiny import lean_step_matches_forward
 
 pytestmark = pytest.mark.model

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from kitchen.paths import DATA
+from kitchen.settings import DATA
 from kitchen.tools.errors import ToolError
 from kitchen.tools.files import browse_files
 

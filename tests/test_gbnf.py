@@ -1,4 +1,4 @@
-"""Chapter 07's Lark grammars translated to GBNF (`kitchen.gbnf`), checked against both engines.
+"""Chapter 07's Lark grammars translated to GBNF (`kitchen.grammar.gbnf`), checked against both engines.
 
 The same texts are fed to llguidance (the Lark grammar, as the local models hold a reply) and to
 llama.cpp's own grammar code (the GBNF, as its server holds one; loaded here from the 0.5B pack's
@@ -13,11 +13,11 @@ import math
 import llama_cpp
 import pytest
 
-from kitchen import packs
-from kitchen.constraint import grammar_complaint
-from kitchen.gbnf import banned_tokens, lark_to_gbnf
-from kitchen.grammar import GrammarError, call_grammar
-from kitchen.tokenizer import offline_tokenizer
+from kitchen.model import packs
+from kitchen.grammar.mask import grammar_complaint
+from kitchen.grammar.gbnf import banned_tokens, lark_to_gbnf
+from kitchen.grammar.calls import GrammarError, call_grammar
+from kitchen.model.tokenizer import offline_tokenizer
 from kitchen.tools import TOY_TOOLS
 
 TOKENIZER = offline_tokenizer("0.5b")
@@ -135,7 +135,7 @@ def test_every_grammar_the_chapters_build_parses_in_llama_cpp(llama_grammar):
 
 @pytest.mark.model
 def test_a_tag_inside_free_text_is_caught_by_the_check_not_by_llama_cpp(llama_grammar):
-    """The one difference left (see kitchen.gbnf): under "auto", llama.cpp lets the <tool_call>
+    """The one difference left (see kitchen.grammar.gbnf): under "auto", llama.cpp lets the <tool_call>
     token follow free text (the grammar names it, so it is not banned, and free text allows its
     characters); llguidance refuses it, so ServerModel's check of the reply raises."""
     lark, text = call_grammar(TOY_TOOLS, "auto"), "Let me check. " + CALL

@@ -2,8 +2,8 @@
 
 import pytest
 
-from kitchen.generation import common_prefix
-from kitchen.harness import run_harness
+from kitchen.model.generation import common_prefix
+from kitchen.harness.loop import run_harness
 from kitchen.tools import calculator
 from tiny import tiny_model
 

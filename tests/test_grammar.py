@@ -9,16 +9,16 @@ import json
 import jsonschema
 import pytest
 
-from kitchen.constraint import Constraint
-from kitchen.grammar import (CALL_OPEN, GrammarError, auto_trigger, call_grammar, call_object_schema,
+from kitchen.grammar.mask import Constraint
+from kitchen.grammar.calls import (CALL_OPEN, GrammarError, auto_trigger, call_grammar, call_object_schema,
                              choice_name, chosen_tools)
-from kitchen.harness import Harness, run_harness
-from kitchen.parsing import parse_tool_calls
-from kitchen.protocols import FencedJSONProtocol, PythonCallProtocol
-from kitchen.recordings import generation_from_run, run_from_generation, run_key
-from kitchen.schemas import as_schema
-from kitchen.scripted import ScriptedModel
-from kitchen.toolbox import LocalToolbox
+from kitchen.harness.loop import Harness, run_harness
+from kitchen.harness.parsing import parse_tool_calls
+from kitchen.harness.protocols import FencedJSONProtocol, PythonCallProtocol
+from kitchen.model.replay.runs import generation_from_run, run_from_generation, run_key
+from kitchen.tools.schemas import as_schema
+from kitchen.model.scripted import ScriptedModel
+from kitchen.harness.toolbox import LocalToolbox
 from kitchen.tools import TOY_TOOLS, calculator, search_rhymes
 from tiny import tiny_model
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kitchen.grammar import call_grammar
-from kitchen.parsing import parse_tool_calls
+from kitchen.grammar.calls import call_grammar
+from kitchen.harness.parsing import parse_tool_calls
 from tiny import tiny_bigram_model
 
 CASES = int(__import__("os").environ.get("KITCHEN_PROPERTY_CASES", 2000))

@@ -8,10 +8,10 @@ import time
 import pytest
 
 from app_tools import my_notes, save_memory
-from kitchen.harness import CAP_MESSAGE, Harness, run_harness
-from kitchen.protocols import NativeProtocol
-from kitchen.scripted import ScriptedModel
-from kitchen.toolbox import LocalToolbox
+from kitchen.harness.loop import CAP_MESSAGE, Harness, run_harness
+from kitchen.harness.protocols import NativeProtocol
+from kitchen.model.scripted import ScriptedModel
+from kitchen.harness.toolbox import LocalToolbox
 from kitchen.tools import calculator, count_words, search_rhymes
 
 
@@ -142,7 +142,7 @@ def test_arguments_that_fail_the_schema():
 
 
 def test_the_toolbox_checks_schemas_without_the_slow_iri_format_import():
-    code = ("import sys, kitchen.toolbox as t; box = t.LocalToolbox([__import__('kitchen.tools').tools.calculator]); "
+    code = ("import sys, kitchen.harness.toolbox as t; box = t.LocalToolbox([__import__('kitchen.tools').tools.calculator]); "
             "print(sys.modules.get('rfc3987_syntax'), box.call('calculator', {'expression': 5}).error_kind)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["None", "invalid_arguments"]
@@ -233,7 +233,7 @@ def test_result_note_is_appended_to_results_and_can_be_dropped():
 
 
 def test_an_empty_reply_gets_one_request_for_an_answer():
-    from kitchen.harness import EMPTY_NUDGE
+    from kitchen.harness.loop import EMPTY_NUDGE
 
     trace = run_harness(ScriptedModel(["", "It is 4."]), "What is 2 + 2?", [calculator])
     assert trace.stop_reason == "answer" and trace.answer == "It is 4."
@@ -247,7 +247,7 @@ def test_an_empty_reply_gets_one_request_for_an_answer():
 
 
 def test_after_a_failed_call_the_harness_asks_for_a_fix_not_an_answer():
-    from kitchen.protocols import ANSWER_NOTE, ERROR_NOTE
+    from kitchen.harness.protocols import ANSWER_NOTE, ERROR_NOTE
 
     call = lambda **args: json.dumps({"name": "calculator", "arguments": args})
     trace = run_harness(ScriptedModel([call(expr="2 + 2"), call(expression="2 + 2"), "4"]), "2 + 2?", [calculator])

@@ -10,11 +10,13 @@ import socket
 import pytest
 
 from hub_cache import FAKE_COMMIT, lay_out
-from kitchen import choice, int8, loading, models, settings
-from kitchen.tokenizer import offline_tokenizer
+from kitchen import settings
+from kitchen.model import load, selection, weights
+from kitchen.model.engines import quantized
+from kitchen.model.tokenizer import offline_tokenizer
 from tiny import tiny_hf_model
 
-HUB_ID = choice.TIERS["0.5b"].hub_id
+HUB_ID = selection.TIERS["0.5b"].hub_id
 
 
 @pytest.fixture
@@ -57,10 +59,10 @@ def test_a_cached_hub_model_is_chosen_and_loaded_without_a_request(hub_home, no_
     else:
         monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
         monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
-    assert choice.hub_snapshot("0.5b") == hub_home
-    tier, source, why = choice.choose()
+    assert selection.hub_snapshot("0.5b") == hub_home
+    tier, source, why = selection.choose()
     assert (tier, source) == ("0.5b", "hub") and "local cache" in why
-    model = models.load_model(dtype="float32")
+    model = load.load_model(dtype="float32")
     line = capsys.readouterr().out
     assert f"Running {HUB_ID} (0.5B tier)" in line and f"commit {FAKE_COMMIT[:12]}" in line
     assert ("cache only" in line) == offline
@@ -72,14 +74,14 @@ def test_a_cached_hub_model_is_chosen_and_loaded_without_a_request(hub_home, no_
 def test_a_warm_int8_load_reads_the_cached_int8_weights(hub_home, no_network, monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     calls = []
-    real = int8.quantize
+    real = quantized.quantize
     monkeypatch.setattr(int8, "quantize", lambda m: calls.append(1) or real(m))
-    first = models.load_model("0.5b", "hub", dtype="int8", announce=False)
+    first = load.load_model("0.5b", "hub", dtype="int8", announce=False)
     assert calls == [1]
     cached = tmp_path / "kitchen" / "models" / f"0.5b-hub-{FAKE_COMMIT[:12]}-int8"
     assert (cached / "kitchen-source.json").is_file()
     monkeypatch.setattr(models, "_LOADED", {})  # a new session: load again
-    second = models.load_model("0.5b", "hub", dtype="int8", announce=False)
+    second = load.load_model("0.5b", "hub", dtype="int8", announce=False)
     assert calls == [1], "the second int8 load quantized again"
     messages = [{"role": "user", "content": "Hi"}]
     assert first.generate(messages, max_new_tokens=4).token_ids == second.generate(messages, max_new_tokens=4).token_ids
@@ -91,10 +93,10 @@ def test_a_hub_model_not_cached_is_not_chosen_offline_and_asking_for_it_says_wha
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("KITCHEN_MODEL", raising=False)
     monkeypatch.setattr(models, "_LOADED", {})
-    assert choice.hub_snapshot("1.5b") is None
-    assert choice.choose("1.5b")[1] != "hub"
+    assert selection.hub_snapshot("1.5b") is None
+    assert selection.choose("1.5b")[1] != "hub"
     with pytest.raises(RuntimeError, match=r"(?s)Qwen/Qwen2.5-1.5B-Instruct is not in the local .*HF_HUB_OFFLINE=1 allows no download.*KITCHEN_MODEL=pack"):
-        models.load_model("1.5b", "hub", dtype="float32", announce=False)
+        load.load_model("1.5b", "hub", dtype="float32", announce=False)
     assert no_network == []
 
 
@@ -112,7 +114,7 @@ def test_a_download_that_fails_halfway_names_the_model_and_what_to_do(tmp_path, 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", cut)
     monkeypatch.setattr(loading, "hub_is_reachable", lambda timeout=2.0: False)
     with pytest.raises(RuntimeError, match=r"(?s)not in the local .*did not answer.*KITCHEN_MODEL=pack"):
-        loading.load_hub(choice.TIERS["0.5b"], "float32", settings.current())  # no answer: no download is tried
+        weights.load_hub(selection.TIERS["0.5b"], "float32", settings.current())  # no answer: no download is tried
     monkeypatch.setattr(loading, "hub_is_reachable", lambda timeout=2.0: True)
     with pytest.raises(RuntimeError, match=r"(?s)Could not download Qwen/Qwen2.5-0.5B-Instruct.*connection reset after 412 MB.*again.*KITCHEN_MODEL=pack"):
-        loading.load_hub(choice.TIERS["0.5b"], "float32", settings.current())
+        weights.load_hub(selection.TIERS["0.5b"], "float32", settings.current())

@@ -5,7 +5,7 @@
   requirements.lock (or that file) pins with `==`; the installed version is the pinned one;
 - a module imported at the top of a `kitchen/` module comes with the learner set, so `make lab`
   (no extras) can import every chapter's plumbing; an extra's module is imported inside a function,
-  through `kitchen.extras.need`, which names the extra when it is missing.
+  through `kitchen.settings.need`, which names the extra when it is missing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kitchen.extras import EXTRAS, MissingExtra, need
+from kitchen.settings import EXTRAS, MissingExtra, need
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements.lock"

@@ -1,11 +1,11 @@
-"""The int8 fast mode's linear layer (kitchen.int8), on small random matrices: no model needed."""
+"""The int8 fast mode's linear layer (kitchen.model.engines.quantized), on small random matrices: no model needed."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from kitchen import int8
-from kitchen.int8 import Int8Linear
+from kitchen.model.engines import quantized
+from kitchen.model.engines.quantized import Int8Linear
 
 
 def layer(rows: int, cols: int, bias: bool = True):
@@ -56,8 +56,8 @@ def test_unpacked_slices_pack_again_to_the_same_layer(bias):
 def test_the_int8_folder_is_made_from_a_cached_float32_folder_without_the_gguf(tmp_path):
     import copy
 
-    from kitchen.loading import TOKENIZER_FILES, _convert_pack
-    from kitchen.tokenizer import offline_tokenizer
+    from kitchen.model.weights import TOKENIZER_FILES, _convert_pack
+    from kitchen.model.tokenizer import offline_tokenizer
     from tiny import tiny_hf_model
 
     dense, made = tmp_path / "float32", tmp_path / "int8"
@@ -66,8 +66,8 @@ def test_the_int8_folder_is_made_from_a_cached_float32_folder_without_the_gguf(t
     offline_tokenizer("0.5b").save_pretrained(dense)
     _convert_pack(tmp_path / "absent.gguf", "int8", made, dense)  # the GGUF file is never opened
     assert all((made / name).read_bytes() == (dense / name).read_bytes() for name in TOKENIZER_FILES)
-    loaded, expected = int8.load(made), int8.quantize(copy.deepcopy(tiny_hf_model()))
-    pairs = zip(int8._installed(loaded).values(), int8._installed(expected).values())
+    loaded, expected = quantized.load(made), quantized.quantize(copy.deepcopy(tiny_hf_model()))
+    pairs = zip(quantized._installed(loaded).values(), quantized._installed(expected).values())
     for ours, theirs in pairs:
         for (wa, _), (wb, _) in zip(ours.chunks(), theirs.chunks()):
             assert torch.equal(wa.int_repr(), wb.int_repr())

@@ -6,12 +6,12 @@ import pytest
 import torch
 from torch import nn
 
-from kitchen.chat_model import DTYPES, ModelInfo
-from kitchen.int8 import decode_step
-from kitchen.int8_decode import FusedDecode, Int8DecodeLinear, quantize_rows, use_int8_decode
-from kitchen.loading import _engine, _live, stored_dtype
-from kitchen.onednn import OneDNNLinear, use_onednn
-from kitchen.tokenizer import offline_tokenizer
+from kitchen.model.interface import DTYPES, ModelInfo
+from kitchen.model.engines.quantized import decode_step
+from kitchen.model.engines.decode_copies import FusedDecode, Int8DecodeLinear, quantize_rows, use_int8_decode
+from kitchen.model.weights import _engine, _live, stored_dtype
+from kitchen.model.engines.onednn import OneDNNLinear, use_onednn
+from kitchen.model.tokenizer import offline_tokenizer
 from tiny import lean_step_matches_forward, tiny_hf_model
 
 pytestmark = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this PyTorch has no oneDNN")

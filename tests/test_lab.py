@@ -1,7 +1,7 @@
 """The logic behind the tools on/off comparison and the dashboard, with the replay model."""
 
-from kitchen.lab import available_sources, compare, exact_answer, verdict
-from kitchen.replay import ReplayModel
+from kitchen.chapters.lab import available_sources, compare, exact_answer, answer_line
+from kitchen.model.replay.player import ReplayModel
 from kitchen.tools import calculator
 
 
@@ -10,18 +10,18 @@ def test_exact_answer_and_verdict():
     assert exact_answer("What is 987 x 654?") == 645_498
     assert exact_answer("What is 2 ** 10?") == 1024
     assert exact_answer("Which rhyme mentions a sheep?") is None
-    assert verdict("It is 7,006,652.", 7_006_652).endswith("✓ right")
-    assert "wrong" in verdict("It is 7,000,000,000.", 7_006_652)
-    assert verdict("no idea", 5) == "no number found; the right answer is 5"
-    assert verdict("anything", None) == "no exact answer to check against"
+    assert answer_line("It is 7,006,652.", 7_006_652).endswith("✓ right")
+    assert "wrong" in answer_line("It is 7,000,000,000.", 7_006_652)
+    assert answer_line("no idea", 5) == "no number found; the right answer is 5"
+    assert answer_line("anything", None) == "no exact answer to check against"
 
 
 def test_compare_with_a_replayed_model():
     model = ReplayModel("0.5b")
     result = compare(model, "What is 1234 × 5678?", [calculator])
     assert result.exact == 7_006_652
-    assert "wrong" in result.off_verdict  # recorded: the model alone says 7,000,000,000
-    assert result.on_verdict.endswith("✓ right")
+    assert "wrong" in result.off_line  # recorded: the model alone says 7,000,000,000
+    assert result.on_line.endswith("✓ right")
     assert result.on.results[0].name == "calculator"
 
 

@@ -1,11 +1,11 @@
-"""`kitchen.llama_serve`'s ranking gives the first entries of the full sort, in the same order.
+"""`kitchen.model.server.logprob_fix`'s ranking gives the first entries of the full sort, in the same order.
 (That the patched server's replies equal the unpatched server's is in tests/test_llama_server.py.)"""
 
 from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from kitchen.llama_serve import TOP, top_sorted
+from kitchen.model.server.logprob_fix import TOP, top_sorted
 
 scores = st.lists(st.floats(allow_nan=False, width=32), max_size=200)
 

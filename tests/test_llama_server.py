@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen.grammar import CALL_OPEN, call_grammar
-from kitchen.harness import run_harness
-from kitchen.parsing import parse_tool_calls
-from kitchen.llama_server import llama_server
-from kitchen.server_model import ServerModel
+from kitchen.grammar.calls import CALL_OPEN, call_grammar
+from kitchen.harness.loop import run_harness
+from kitchen.harness.parsing import parse_tool_calls
+from kitchen.model.server.llama_python import llama_server
+from kitchen.model.server.client import ServerModel
 from kitchen.tools import TOY_TOOLS, calculator
 
 pytestmark = pytest.mark.model
@@ -83,7 +83,7 @@ def test_a_grammar_holds_the_reply_on_the_server(model):
 
 
 def test_the_fast_ranking_gives_the_unchanged_servers_reply():
-    """`kitchen.llama_serve` against llama_cpp's own server, each started fresh for this one request
+    """`kitchen.model.server.logprob_fix` against llama_cpp's own server, each started fresh for this one request
     (the server keeps the last prompt's cache, and a prompt taken partly from it can score
     differently): same text, same probabilities, same candidates in the same order."""
     replies = []

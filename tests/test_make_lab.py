@@ -17,7 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import psutil
-from kitchen.local_servers import free_port
+from kitchen.model.server.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = Path(sys.prefix)  # the venv running the tests (`make test-pythons` runs them in one per Python version)

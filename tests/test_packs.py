@@ -9,7 +9,7 @@ import hashlib
 
 import pytest
 
-from kitchen import packs
+from kitchen.model import packs
 
 PARTS = [b"GGUF" + bytes(range(200)) * 5, b"middle part " * 40, b"the end" * 30]
 

@@ -1,4 +1,4 @@
-"""Tests of `kitchen.parse_basic`: the plain tags-and-json.loads parser chapter 04 types out."""
+"""Tests of `kitchen.harness.parsing.basic`: the plain tags-and-json.loads parser chapter 04 types out."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kitchen.parse_basic import TAG_CLOSE, TAG_OPEN, parse_basic
-from kitchen.parsing import parse_tool_calls
+from kitchen.harness.parsing.basic import TAG_CLOSE, TAG_OPEN, parse_basic
+from kitchen.harness.parsing import parse_tool_calls
 
 CALL = '<tool_call>{"name": "calculator", "arguments": {"expression": "1234 * 5678"}}</tool_call>'
 MULTIPLY = ("calculator", {"expression": "1234 * 5678"})

@@ -1,4 +1,4 @@
-"""Tests of `kitchen.parsing`: well-formed, drifted and hostile model output, no model needed."""
+"""Tests of `kitchen.harness.parsing`: well-formed, drifted and hostile model output, no model needed."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import kitchen.parsing
-from kitchen.parsing import (
+import kitchen.harness.parsing
+from kitchen.harness.parsing import (
     ERROR_KINDS,
     FORMATS,
     NATIVE_FORMATS,
@@ -20,7 +20,7 @@ from kitchen.parsing import (
     ToolCall,
     parse_tool_calls,
 )
-from kitchen.schemas import as_schema
+from kitchen.tools.schemas import as_schema
 
 # Number of generated cases per property test (reported by the lead).
 RANDOM_TEXT_EXAMPLES = 3000

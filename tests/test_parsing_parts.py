@@ -1,4 +1,4 @@
-"""Tests of the parts of `kitchen.parsing` one by one, and of `kitchen.schema_text`.
+"""Tests of the parts of `kitchen.harness.parsing` one by one, and of `kitchen.harness.signatures`.
 
 `tests/test_parsing.py` tests the parser as a whole through `parse_tool_calls`; these pin down
 what each module of the package owns, so that a change inside one shows where it broke.
@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen.parsing import FORMATS, ParseError, ToolCall, parse_tool_calls
-from kitchen.parsing.formats import SCANNERS
-from kitchen.parsing.hits import Context, Verdict, make_hit
-from kitchen.parsing.json_calls import read_call_object
-from kitchen.parsing.merging import PRIORITY, merge, non_overlapping, prose
-from kitchen.parsing.scanning import (BadJSON, Finder, decode, find_fences, incomplete, short,
+from kitchen.harness.parsing import FORMATS, ParseError, ToolCall, parse_tool_calls
+from kitchen.harness.parsing.formats import SCANNERS
+from kitchen.harness.parsing.hits import Context, ScanVerdict, make_hit
+from kitchen.harness.parsing.json_calls import read_call_object
+from kitchen.harness.parsing.merging import PRIORITY, merge, non_overlapping, prose
+from kitchen.harness.parsing.scanning import (BadJSON, Finder, decode, find_fences, incomplete, short,
                                       where)
-from kitchen.parsing.tool_table import Tool, bare_value_parameter, read_tools
-from kitchen.protocols import CallTagProtocol, plain_parameter
-from kitchen.schema_text import (example_arguments, python_literal, python_signature,
+from kitchen.harness.parsing.known_tools import Tool, bare_value_parameter, read_tools
+from kitchen.harness.protocols import CallTagProtocol, plain_parameter
+from kitchen.harness.signatures import (example_arguments, python_literal, python_signature,
                                  python_type, tool_entry, type_words)
-from kitchen.schemas import tool_schema
+from kitchen.tools.schemas import tool_schema
 from kitchen.tools import TOY_TOOLS
 
 SCHEMAS = [tool_schema(f) for f in TOY_TOOLS]
@@ -97,10 +97,10 @@ def test_one_rule_for_the_parameter_a_bare_value_fills(properties: list[str],
 
 def test_reading_a_call_object() -> None:
     openai = {"type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}
-    assert read_call_object(openai, strict=False, tools={}) == Verdict("call", "f", {"x": 1})
+    assert read_call_object(openai, strict=False, tools={}) == ScanVerdict("call", "f", {"x": 1})
     assert read_call_object({"name": "f"}, strict=False, tools={}) is None
     known = {"f": Tool("f", (), ())}
-    assert read_call_object({"name": "f"}, strict=False, tools=known) == Verdict("call", "f", {})
+    assert read_call_object({"name": "f"}, strict=False, tools=known) == ScanVerdict("call", "f", {})
     assert read_call_object([1], strict=True, tools={}).kind == "missing_name"
     bad = read_call_object({"name": "f", "arguments": [1]}, strict=True, tools={})
     assert bad.kind == "bad_arguments" and "must be a JSON object" in bad.message
@@ -108,9 +108,9 @@ def test_reading_a_call_object() -> None:
 
 def test_a_verdict_becomes_a_call_or_an_error_over_its_span() -> None:
     ctx = Context("say f() now", {}, [], 11)
-    assert make_hit(ctx, "python", Verdict("call", "f", None), 4, 7) == \
+    assert make_hit(ctx, "python", ScanVerdict("call", "f", None), 4, 7) == \
         ToolCall("f", {}, "python", "f()", 4, 7)
-    error = make_hit(ctx, "python", Verdict("bad_call", message="no"), 4, 7)
+    error = make_hit(ctx, "python", ScanVerdict("bad_call", message="no"), 4, 7)
     assert error == ParseError("bad_call", "no", "f()", "python", 4, 7)
 
 

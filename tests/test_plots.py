@@ -2,9 +2,9 @@
 
 import matplotlib
 
-from kitchen.plots import STYLE, accuracy_figure, bar_figure, top_k_figure
-from kitchen.replies import Candidate, Token
-from kitchen.sweep import Point
+from kitchen.views.plots import STYLE, accuracy_figure, bar_figure, top_k_figure
+from kitchen.model.replies import Candidate, Token
+from kitchen.chapters.sweep import Point
 
 
 def test_importing_and_drawing_change_no_global_setting():

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from kitchen.chat_model import TemplateChat
-from kitchen.prompts import edit_schema, preview_tools, prompt_parts, tool_costs, tools_block
-from kitchen.tokenizer import offline_tokenizer
-from kitchen.schemas import tool_schema
+from kitchen.model.interface import TemplateChat
+from kitchen.harness.prompts import edit_schema, preview_tools, prompt_parts, tool_costs, tools_block
+from kitchen.model.tokenizer import offline_tokenizer
+from kitchen.tools.schemas import tool_schema
 from kitchen.tools import TOY_TOOLS, calculator, search_rhymes
 
 

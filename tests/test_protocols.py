@@ -8,14 +8,14 @@ import json
 
 import pytest
 
-import kitchen.protocols
-from kitchen.harness import run_harness
-from kitchen.parsing import FORMATS
-from kitchen.protocols import (ANSWER_NOTE, DEFAULT_SYSTEM, PROTOCOLS, CallTagProtocol, FencedJSONProtocol,
+import kitchen.harness.protocols
+from kitchen.harness.loop import run_harness
+from kitchen.harness.parsing import FORMATS
+from kitchen.harness.protocols import (ANSWER_NOTE, DEFAULT_SYSTEM, PROTOCOLS, CallTagProtocol, FencedJSONProtocol,
                                NativeProtocol, PromptProtocol, PythonCallProtocol, example_arguments)
-from kitchen.schemas import tool_schema
-from kitchen.scripted import ScriptedModel
-from kitchen.toolbox import ToolResult, parse_failure
+from kitchen.tools.schemas import tool_schema
+from kitchen.model.scripted import ScriptedModel
+from kitchen.harness.toolbox import ToolResult, parse_failure
 from kitchen.tools import TOY_TOOLS, calculator, search_rhymes
 
 SCHEMAS = [tool_schema(fn) for fn in TOY_TOOLS]
@@ -352,7 +352,7 @@ def test_the_native_detector_that_only_knows_tags_misses_bare_json():
 
 
 def test_module_examples():
-    assert doctest.testmod(kitchen.protocols).failed == 0
+    assert doctest.testmod(kitchen.harness.protocols).failed == 0
 
 
 def test_prompt_protocol_is_the_base_of_the_formats():

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from app_tools import my_notes, save_memory
-from kitchen import refusals
-from kitchen.harness import run_harness
-from kitchen.scripted import ScriptedModel
-from kitchen.toolbox import UNPARSED, LocalToolbox, Toolbox, ToolResult, error_result, parse_failure
+from kitchen.harness import refusals
+from kitchen.harness.loop import run_harness
+from kitchen.model.scripted import ScriptedModel
+from kitchen.harness.toolbox import UNPARSED, LocalToolbox, Toolbox, ToolResult, error_result, parse_failure
 
 
 class Recording(Toolbox):

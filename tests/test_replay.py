@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from kitchen.recording import RecordingModel
-from kitchen.recordings import FORMAT, RECORDINGS, batch_key, read_recording, run_key
-from kitchen.replay import ReplayMiss, ReplayModel
-from kitchen.schemas import as_schema
+from kitchen.model.replay.recorder import RecordingModel
+from kitchen.model.replay.runs import FORMAT, RECORDINGS, batch_key, read_recording, run_key
+from kitchen.model.replay.player import ReplayMiss, ReplayModel
+from kitchen.tools.schemas import as_schema
 from kitchen.tools import calculator
 from tiny import tiny_model
 
@@ -98,7 +98,7 @@ def test_batched_requests_are_recorded_and_replayed(tmp_path):
 
 
 def test_rendered_prompts_with_grammars_are_recorded_and_replayed(tmp_path):
-    from kitchen.grammar import call_grammar
+    from kitchen.grammar.calls import call_grammar
 
     recorder = RecordingModel(tiny_model(), "prompts", folder=tmp_path)
     prompts = [recorder.render(MESSAGES, [calculator]), recorder.render(MESSAGES)]

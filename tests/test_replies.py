@@ -2,8 +2,8 @@
 
 from hypothesis import given, settings, strategies as st
 
-from kitchen.replies import Detokenizer, FinishedStream, Generation, Token
-from kitchen.tokenizer import offline_tokenizer
+from kitchen.model.replies import Detokenizer, FinishedStream, Generation, Token
+from kitchen.model.tokenizer import offline_tokenizer
 
 TOK = offline_tokenizer("0.5b")
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from kitchen.paths import DATA
+from kitchen.settings import DATA
 from kitchen.tools.errors import ToolError
 from kitchen.tools.rhymes import find_rhyme, load_rhymes, search_rhymes
 

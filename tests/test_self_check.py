@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kitchen.exercises.questions import QUESTIONS
-from kitchen.exercises.self_check import answer, self_check
+from kitchen.exercises.quiz import answer, self_check
 
 CHAPTERS = [f"{n:02d}" for n in range(1, 9)]
 

@@ -16,10 +16,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from kitchen.choice import choose
-from kitchen.models import load_model
-from kitchen.server_model import ServerError, ServerModel
-from kitchen.local_servers import free_port
+from kitchen.model.selection import choose
+from kitchen.model.load import load_model
+from kitchen.model.server.client import ServerError, ServerModel
+from kitchen.model.server.ports import free_port
 
 MODELS = {"object": "list", "data": [{"id": "test-model.gguf", "object": "model", "owned_by": "me"}]}
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from kitchen.arithmetic import check_work
+from kitchen.chapters.arithmetic import check_work
 from kitchen.exercises import Feedback
 from kitchen.mcp import WireLog
-from kitchen.scripted import ScriptedModel
+from kitchen.model.scripted import ScriptedModel
 from kitchen.tools import calculator
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"

@@ -1,4 +1,4 @@
-"""The story verdicts read runs honestly: a recorded run that shows the opposite gives the opposite verdict.
+"""The claims' verdicts read runs honestly: a recorded run that shows the opposite gives the opposite verdict.
 
 No live model: the runs come from the recordings of the chapters (data/recordings/), where the
 other tier did the opposite of what the claim says of its own tier.
@@ -6,9 +6,9 @@ other tier did the opposite of what the claim says of its own tier.
 
 import pytest
 
-from kitchen.models import load_model
-from kitchen.stories import CLAIMS, verdict
-from kitchen.stories import ch02, ch03, ch04
+from kitchen.model.load import load_model
+from kitchen.claims import CLAIMS, verdict
+from kitchen.claims import ch02, ch03, ch04
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +22,8 @@ def test_there_are_at_least_fifteen_claims_across_seven_chapters():
 
 
 def test_the_form_not_choice_claim_says_no_to_a_call_of_the_right_tool():
-    from kitchen.harness import run_harness
-    from kitchen.scripted import ScriptedModel
+    from kitchen.harness.loop import run_harness
+    from kitchen.model.scripted import ScriptedModel
     from kitchen.tools import TOY_TOOLS
 
     right = '<tool_call>\n{"name": "browse_files", "arguments": {"path": "notes"}}\n</tool_call>'
@@ -66,7 +66,7 @@ def test_a_claim_on_a_setting_it_was_not_measured_on_says_so(replays):
 
 
 def test_the_one_call_claim_says_no_to_a_reply_with_two_calls():
-    from kitchen.scripted import ScriptedModel
+    from kitchen.model.scripted import ScriptedModel
 
     call = '<tool_call>\n{{"name": "calculator", "arguments": {{"expression": "{}"}}}}\n</tool_call>'
     one, two = call.format("12 * 34"), call.format("12 * 34") + "\n" + call.format("56 * 78")
@@ -78,8 +78,8 @@ def test_the_one_call_claim_says_no_to_a_reply_with_two_calls():
 def test_a_shown_verdict_is_also_written_where_KITCHEN_VERDICTS_says(replays, tmp_path, monkeypatch, capsys):
     import json
 
-    from kitchen.stories import show
-    from kitchen.stories.core import VERDICTS_VAR
+    from kitchen.claims import show
+    from kitchen.settings import VERDICTS_VAR
 
     log = tmp_path / "verdicts.jsonl"
     monkeypatch.setenv(VERDICTS_VAR, str(log))

@@ -2,8 +2,8 @@
 
 import pytest
 
-from kitchen.arithmetic import extract_answer
-from kitchen.sweep import make_problems, question, regrade, summarize, wilson
+from kitchen.chapters.arithmetic import extract_answer
+from kitchen.chapters.sweep import make_problems, question, regrade, summarize_sweep, wilson
 
 
 def test_problems_are_seeded_and_have_the_right_size():
@@ -82,5 +82,5 @@ def test_wilson_interval():
 def test_summarize_counts_per_mode_and_digits():
     rows = [{"mode": "off", "digits": 2, "right": True}, {"mode": "off", "digits": 2, "right": False},
             {"mode": "on", "digits": 2, "right": True}]
-    points = {(p.mode, p.digits): (p.right, p.n) for p in summarize(rows)}
+    points = {(p.mode, p.digits): (p.right, p.n) for p in summarize_sweep(rows)}
     assert points == {("off", 2): (1, 2), ("on", 2): (1, 1)}

@@ -2,9 +2,9 @@
 
 import json
 
-from kitchen.harness import run_harness
-from kitchen.scripted import ScriptedModel
-from kitchen.tasks import answer_contains, grade, load_tasks
+from kitchen.harness.loop import run_harness
+from kitchen.model.scripted import ScriptedModel
+from kitchen.chapters.tasks import answer_contains, grade, load_tasks
 
 
 def call(name, **arguments):

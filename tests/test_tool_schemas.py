@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from kitchen.schemas import to_mcp, tool_schema
+from kitchen.tools.schemas import to_mcp, tool_schema
 from kitchen.tools import TOOLS_BY_NAME, TOY_TOOLS, ToolError
 
 EXPECTED_NAMES = ["calculator", "search_rhymes", "count_words", "fetch_page", "browse_files"]

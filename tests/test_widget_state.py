@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kitchen.widget_pictures import (PICTURE_CLASS, STATE, VIEW, add_pictures, missing_models, picture,
+from kitchen.views.saved_widgets import (PICTURE_CLASS, STATE, VIEW, add_pictures, missing_models, picture,
                                      references, saved_models, view_outputs)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,10 +2,10 @@
 
 import pytest
 
-from kitchen.harness import Harness
-from kitchen.scripted import ScriptedModel
+from kitchen.harness.loop import Harness
+from kitchen.model.scripted import ScriptedModel
 from kitchen.tools import calculator
-from kitchen.widgets import harness_debugger, schema_editor, step_through, tools_off_on
+from kitchen.views.widgets import harness_debugger, schema_editor, step_through, tools_off_on
 
 CALL = '<tool_call>\n{"name": "calculator", "arguments": {"expression": "987 * 654"}}\n</tool_call>'
 

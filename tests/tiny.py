@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from kitchen.chat_model import ModelInfo
-from kitchen.live_model import LiveModel
-from kitchen.tokenizer import offline_tokenizer
+from kitchen.model.interface import ModelInfo
+from kitchen.model.live import LiveModel
+from kitchen.model.tokenizer import offline_tokenizer
 
 
 @functools.cache

@@ -3,7 +3,7 @@
 `grade` takes the calls the project's parser found in a reply and returns BFCL's verdict and
 error type (for example "simple_function_checker:wrong_count", "value_error:string",
 "multiple_function_checker:wrong_func_name"). For irrelevance a reply is right when it holds no
-call, as in BFCL's relevance runner. Does not find calls in text (`kitchen.parsing`).
+call, as in BFCL's relevance runner. Does not find calls in text (`kitchen.harness.parsing`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..parsing import ToolCall
-from .data import Case
+from kitchen.harness.parsing import ToolCall
+from kitchen.bfcl.data import Case
 
 MODEL_NAME = "llm-kitchen"  # the name BFCL's checker is given (it only looks up the config below)
 NO_CALL = "ast_decoder:decoder_failed"  # BFCL's error type for a reply it cannot read as calls
@@ -24,7 +24,7 @@ IRRELEVANT_CALL = "irrelevance_error:decoder_success"  # BFCL's: a call where no
 
 
 @dataclass
-class Verdict:
+class BfclGrade:
     """BFCL's verdict on one reply: right or not, BFCL's error type, and its messages."""
 
     valid: bool
@@ -65,7 +65,7 @@ def as_bfcl_calls(calls: Sequence[Any]) -> list[dict]:
     return [{c.name: dict(c.arguments)} for c in calls]
 
 
-def grade(case: Case, calls: Sequence[Any]) -> Verdict:
+def grade(case: Case, calls: Sequence[Any]) -> BfclGrade:
     """BFCL's verdict on the calls found in a reply to `case`.
 
     >>> from kitchen.bfcl.data import load_cases
@@ -79,18 +79,18 @@ def grade(case: Case, calls: Sequence[Any]) -> Verdict:
     decoded = as_bfcl_calls(calls)
     if case.category == "irrelevance":
         if decoded:
-            return Verdict(False, IRRELEVANT_CALL, ["Valid syntax. Successfully decode AST when it should not."])
-        return Verdict(True)
+            return BfclGrade(False, IRRELEVANT_CALL, ["Valid syntax. Successfully decode AST when it should not."])
+        return BfclGrade(True)
     if not decoded:
-        return Verdict(False, NO_CALL, ["No function call was found in the reply."])
+        return BfclGrade(False, NO_CALL, ["No function call was found in the reply."])
     ast_checker, python = _checker()
     try:
         result = ast_checker(case.functions, decoded, case.answer, python, case.category, MODEL_NAME)
     except Exception as err:  # the checker assumes well-formed input; a model's odd values must not stop a run
-        return Verdict(False, "checker_error", [f"BFCL's checker raised {type(err).__name__}: {err}"])
+        return BfclGrade(False, "checker_error", [f"BFCL's checker raised {type(err).__name__}: {err}"])
     if result["valid"]:
-        return Verdict(True)
-    return Verdict(False, result.get("error_type", ""), list(result.get("error", [])))
+        return BfclGrade(True)
+    return BfclGrade(False, result.get("error_type", ""), list(result.get("error", [])))
 
 
 def _pick(options: list) -> Any:

@@ -22,9 +22,9 @@ import types
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from ..grammar import GrammarError, call_grammar
-from ..parsing import NATIVE_FORMATS, ParseError, ParseResult, ToolCall, parse_tool_calls
-from .data import Case, described, tool_schemas
+from kitchen.grammar.calls import GrammarError, call_grammar
+from kitchen.harness.parsing import NATIVE_FORMATS, ParseError, ParseResult, ToolCall, parse_tool_calls
+from kitchen.bfcl.data import Case, described, tool_schemas
 
 Mode = Literal["native", "prompt", "constrained"]
 MODES: tuple[Mode, ...] = get_args(Mode)

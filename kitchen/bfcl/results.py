@@ -11,10 +11,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from ..paths import DATA
-from .data import CATEGORIES, Case
-from .grading import error_family
-from .runner import read_results
+from kitchen.settings import DATA
+from kitchen.bfcl.data import CATEGORIES, Case
+from kitchen.bfcl.grading import error_family
+from kitchen.bfcl.runner import read_results
 
 RESULTS_DIR = DATA / "bfcl"
 

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ..int8 import activation_bits
-from .data import CATEGORIES, Case
-from .grading import grade
-from .modes import Mode, find_calls, request
+from kitchen.model.engines.quantized import activation_bits
+from kitchen.bfcl.data import CATEGORIES, Case
+from kitchen.bfcl.grading import grade
+from kitchen.bfcl.modes import Mode, find_calls, request
 
 MAX_NEW_TOKENS = 192  # a parallel_multiple answer of four calls fits in about 160 tokens
 

@@ -14,12 +14,12 @@ from typing import Any, Sequence
 import ipywidgets as w
 from IPython.display import display
 
-from ..display import HTML, table
-from .data import CATEGORIES, Case, load_cases
-from .grading import error_family
-from .modes import MODES
-from .results import PAPER, accuracy, cases_per_second, committed_runs
-from .runner import run_cases
+from kitchen.views.display import HTML, table
+from kitchen.bfcl.data import CATEGORIES, Case, load_cases
+from kitchen.bfcl.grading import error_family
+from kitchen.bfcl.modes import MODES
+from kitchen.bfcl.results import PAPER, accuracy, cases_per_second, committed_runs
+from kitchen.bfcl.runner import run_cases
 
 SHORT = {"simple_python": "simple (Python)", "multiple": "multiple", "parallel": "parallel",
          "parallel_multiple": "parallel multiple", "irrelevance": "irrelevance"}

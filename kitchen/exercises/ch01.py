@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..arithmetic import Row, check_work
-from ..tokenizer import offline_tokenizer
-from .core import Feedback, blank, not_done, right, wrong
+from kitchen.chapters.arithmetic import Row, check_work
+from kitchen.model.tokenizer import offline_tokenizer
+from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 NUMBER = "7006652"  # 1234 × 5678, the chapter's product
 

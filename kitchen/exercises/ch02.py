@@ -14,10 +14,10 @@ import inspect
 import json
 from typing import Any, Callable
 
-from ..parsing import parse_tool_calls
-from ..schemas import SchemaError, tool_schema
-from ..tools import calculator
-from .core import Feedback, blank, not_done, right, template, wrong
+from kitchen.harness.parsing import parse_tool_calls
+from kitchen.tools.schemas import SchemaError, tool_schema
+from kitchen.tools import calculator
+from kitchen.exercises.core import Feedback, blank, not_done, right, template, wrong
 
 HELLO = [{"role": "user", "content": "Hello!"}]
 

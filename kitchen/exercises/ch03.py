@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from ..scripted import ScriptedModel
-from ..tools import calculator
-from .core import Feedback, blank, not_done, right, wrong
+from kitchen.model.scripted import ScriptedModel
+from kitchen.tools import calculator
+from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 MAX_CALLS = 40  # a scripted model refuses to be called more often than this: the loop did not stop
 

@@ -18,11 +18,11 @@ import re
 import time
 from typing import Any
 
-from ..paths import DATA
-from ..protocols import CallTagProtocol
-from ..schemas import tool_schema
-from ..tools import search_rhymes
-from .core import Feedback, blank, not_done, right, wrong
+from kitchen.settings import DATA
+from kitchen.harness.protocols import CallTagProtocol
+from kitchen.tools.schemas import tool_schema
+from kitchen.tools import search_rhymes
+from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 RESULTS = DATA / "experiments" / "protocol_results.json"  # chapter 04's committed comparison
 OPENER = re.compile(r"<call\s+([A-Za-z_][\w-]*)\s*>")

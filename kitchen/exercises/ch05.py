@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..mcp import RawSession, WireLog
-from .core import Feedback, blank, not_done, right, wrong
+from kitchen.mcp import RawSession, WireLog
+from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 OPENING = ["initialize", "notifications/initialized", "tools/list", "tools/call"]
 

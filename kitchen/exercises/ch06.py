@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..experiments import load_results
-from ..paths import DATA
-from ..sweep import summarize
-from .core import Feedback, blank, not_done, right, wrong
+from kitchen.chapters.experiments import load_results
+from kitchen.settings import DATA
+from kitchen.chapters.sweep import summarize_sweep
+from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 SWEEP = DATA / "experiments" / "digits_sweep.json"
 TIER = "0.5b"
@@ -29,7 +29,7 @@ def _run() -> dict:
 
 def measured(digits: int = 4, mode: str = "off") -> tuple[int, int]:
     """(right, problems) of the committed sweep at `digits`, tools `mode`."""
-    point = next(p for p in summarize(_run()["rows"]) if p.mode == mode and p.digits == digits)
+    point = next(p for p in summarize_sweep(_run()["rows"]) if p.mode == mode and p.digits == digits)
     return point.right, point.n
 
 
@@ -53,7 +53,7 @@ def check_prediction(percent: Any) -> Feedback:
                  "before it went wrong? A right answer needs every one.")
 
 
-def replies() -> list[str]:
+def replies_to_grade() -> list[str]:
     """The three replies of the grading exercise, as the model wrote them (tools off), each with
     the product asked and how many tokens it used of its budget."""
     run = _run()
@@ -63,7 +63,7 @@ def replies() -> list[str]:
 
 
 def check_grades(grades: Any) -> Feedback:
-    """Grade each of `replies()` as "right", "wrong" or "cut off", in order, as the sweep does."""
+    """Grade each of `replies_to_grade()` as "right", "wrong" or "cut off", in order, as the sweep does."""
     ex = "06.grades"
     if blank(grades):
         return not_done(ex, "`my_grades`")

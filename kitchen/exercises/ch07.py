@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..constraint import Constraint
-from ..grammar import GrammarError
-from ..tokenizer import offline_tokenizer
-from .core import Feedback, blank, not_done, right, wrong
+from kitchen.grammar.mask import Constraint
+from kitchen.grammar.calls import GrammarError
+from kitchen.model.tokenizer import offline_tokenizer
+from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 CHOICES = {"none": "text", "auto": "either", "required": "call"}

@@ -10,10 +10,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from ..bfcl.data import load_cases
-from ..bfcl.grading import grade
-from ..bfcl.results import committed_runs
-from .core import Feedback, blank, not_done, right, wrong
+from kitchen.bfcl.data import load_cases
+from kitchen.bfcl.grading import grade
+from kitchen.bfcl.results import committed_runs
+from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 CASE = "simple_python_0"  # "Find the area of a triangle with a base of 10 units and height of 5 units."
 CANDIDATES = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..scripted import ScriptedModel
+from kitchen.model.scripted import ScriptedModel
 
 Status = Literal["right", "wrong", "not done"]
 MARKS = {"right": "✓ Right", "wrong": "✗ Not yet", "not done": "… Not done yet"}

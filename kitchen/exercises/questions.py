@@ -1,4 +1,4 @@
-"""The self-check questions of each chapter (see `kitchen.exercises.self_check`).
+"""The self-check questions of each chapter (see `kitchen.exercises.quiz`).
 
 Each question has one right option, a sentence saying why it is right, and, for every wrong
 option, what is wrong with it: the feedback a learner reads after choosing it.

@@ -8,19 +8,23 @@
   `kitchen.mcp.views` draws them as a conversation.
 - `kitchen.mcp.raw_session`: `RawSession` (frames written by hand).
 - `kitchen.mcp.transports` and `kitchen.mcp.processes`: the pipes, and stopping the server process.
+- `kitchen.mcp.login`: `room_server`, the classroom's server with a token per learner.
 - `kitchen.mcp.conventions`: `PROTOCOL_VERSION` ("2025-11-25", the revision the chapter teaches)
   and the other names client and server share.
 
-This package only gathers the names notebooks use; importing it starts nothing.
+This package only names what notebooks use; importing it imports and starts nothing.
 
 >>> PROTOCOL_VERSION
 '2025-11-25'
 """
 
-from .client import LIST_CHANGED, MCPConnectionError, MCPToolbox, result_text
-from .conventions import AGENT_ONLY_TOOLS, FAULT_TOOLS, PROTOCOL_VERSION, context_key, server_command
-from .frames import Frame, WireLog
-from .raw_session import RawSession
+from kitchen import exports
 
-__all__ = ["AGENT_ONLY_TOOLS", "FAULT_TOOLS", "Frame", "LIST_CHANGED", "MCPConnectionError", "MCPToolbox",
-           "PROTOCOL_VERSION", "RawSession", "WireLog", "context_key", "result_text", "server_command"]
+__getattr__, __all__ = exports(__name__, {
+    "kitchen.mcp.client": ["LIST_CHANGED", "MCPConnectionError", "MCPToolbox", "result_text"],
+    "kitchen.mcp.conventions": ["AGENT_ONLY_TOOLS", "FAULT_TOOLS", "PROTOCOL_VERSION", "context_key",
+                                "server_command"],
+    "kitchen.mcp.frames": ["Frame", "WireLog"],
+    "kitchen.mcp.raw_session": ["RawSession"],
+    "kitchen.mcp.login": ["room_server"],
+})

@@ -14,8 +14,8 @@ import sys
 
 import anyio
 
-from .login import RoomTokens
-from .server import KitchenServer, serve_http, serve_stdio
+from kitchen.mcp.login import RoomTokens
+from kitchen.mcp.server import KitchenServer, serve_http, serve_stdio
 
 
 def main(argv: list[str] | None = None) -> None:

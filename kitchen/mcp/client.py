@@ -6,7 +6,7 @@ Owns the connection: starting the server (`python -m kitchen.mcp`, stdio) or rea
 timeout included, into a `ToolResult`, never an exception or a hung cell. The SDK is asynchronous;
 each toolbox runs its event loop in a background thread and offers plain methods.
 
-Does not decide what the model may call (`kitchen.toolbox.Toolbox.call`, shared with local tools),
+Does not decide what the model may call (`kitchen.harness.toolbox.Toolbox.call`, shared with local tools),
 read the pipes (`kitchen.mcp.transports`), explain failures (`kitchen.mcp.failures`) or draw
 (`kitchen.mcp.views`).
 
@@ -29,16 +29,16 @@ from anyio.from_thread import start_blocking_portal
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from kitchen import refusals
-from kitchen.display import HTML
-from kitchen.schemas import from_mcp
-from kitchen.toolbox import InjectedPolicy, Toolbox, ToolResult, check_policy, error_result, unknown_tool
+from kitchen.harness import refusals
+from kitchen.views.display import HTML
+from kitchen.tools.schemas import from_mcp
+from kitchen.harness.toolbox import InjectedPolicy, Toolbox, ToolResult, check_policy, error_result, unknown_tool
 
-from . import failures, views
-from .conventions import (AGENT_ONLY_TOOLS, CLIENT_NAME, ERROR_KIND_KEY, PROTOCOL_VERSION, SERVER_NAME,
+from kitchen.mcp import failures, views
+from kitchen.mcp.conventions import (AGENT_ONLY_TOOLS, CLIENT_NAME, ERROR_KIND_KEY, PROTOCOL_VERSION, SERVER_NAME,
                           check_sdk, context_key, server_command)
-from .frames import TO_CLIENT, Frame, WireLog
-from .transports import Link, open_http, open_stdio
+from kitchen.mcp.frames import TO_CLIENT, Frame, WireLog
+from kitchen.mcp.transports import Link, open_http, open_stdio
 
 logger = logging.getLogger(__name__)
 

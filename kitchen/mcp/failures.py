@@ -8,7 +8,7 @@
 - `connect_error(where, err, link)`: why a toolbox could not connect at all.
 
 What this module does not do: hold any state, or write the sentences the model reads
-(`kitchen.refusals`); `kitchen.mcp.client` turns these answers into results.
+(`kitchen.harness.refusals`); `kitchen.mcp.client` turns these answers into results.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Literal
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
-from kitchen.refusals import UNKNOWN_TOOL_ON_SERVER
+from kitchen.harness.refusals import UNKNOWN_TOOL_ON_SERVER
 
-from .transports import Link
+from kitchen.mcp.transports import Link
 
 Failure = Literal["timeout", "unknown_tool", "refused", "lost"]
 

@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Final, Iterator, Literal, Sequence
 
-from kitchen.display import HTML
+from kitchen.views.display import HTML
 
-from . import views
+from kitchen.mcp import views
 
 Direction = Literal["→", "←"]
 FrameKind = Literal["request", "notification", "response", "error", "invalid"]  # "invalid": not JSON-RPC at all

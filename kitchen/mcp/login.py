@@ -32,8 +32,8 @@ from typing import Any, Iterator
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
-from ..local_servers import free_port, listening, running
-from .conventions import server_command
+from kitchen.model.server.ports import free_port, listening, running
+from kitchen.mcp.conventions import server_command
 
 SCOPE = "kitchen:tools"
 

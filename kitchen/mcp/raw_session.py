@@ -20,9 +20,9 @@ import time
 from collections import deque
 from typing import Any, Callable, Sequence
 
-from .conventions import CLIENT_NAME, PROTOCOL_VERSION, check_sdk, server_command
-from .frames import TO_CLIENT, TO_SERVER, Frame, WireLog, json_object
-from .processes import stop_popen
+from kitchen.mcp.conventions import CLIENT_NAME, PROTOCOL_VERSION, check_sdk, server_command
+from kitchen.mcp.frames import TO_CLIENT, TO_SERVER, Frame, WireLog, json_object
+from kitchen.mcp.processes import stop_popen
 
 
 class RawSession:

@@ -11,7 +11,7 @@ that `save_memory` writes to and `my_notes` reads. Every `tools/call` is checked
 `isError` results with their kind in `_meta["llm-kitchen/error_kind"]`, and only an unknown tool
 is a JSON-RPC error (-32602), as the 2025-11-25 spec asks.
 
-Does not hide tools or enforce timeouts (the client does), word its refusals (`kitchen.refusals`)
+Does not hide tools or enforce timeouts (the client does), word its refusals (`kitchen.harness.refusals`)
 or authenticate anyone itself (over stdio its only client is the process that started it; over
 HTTP with a room, the SDK's bearer middleware checks each request's token before it gets here).
 """
@@ -33,14 +33,14 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 
-from kitchen import refusals
-from kitchen.schemas import injected_params, to_mcp, tool_schema
-from kitchen.toolbox import ErrorKind, as_content, validation_error
+from kitchen.harness import refusals
+from kitchen.tools.schemas import injected_params, to_mcp, tool_schema
+from kitchen.harness.toolbox import ErrorKind, as_content, arguments_error
 from kitchen.tools import TOY_TOOLS
 
-from .conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, check_sdk, context_key
-from .login import RoomTokens, verified_learner
-from .server_tools import NOTES, crash, get_weather, my_notes, search_notes, stall
+from kitchen.mcp.conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, check_sdk, context_key
+from kitchen.mcp.login import RoomTokens, verified_learner
+from kitchen.mcp.more_tools import NOTES, crash, get_weather, my_notes, search_notes, stall
 
 # The learner whose verified token made the current call (room mode only).
 LEARNER: contextvars.ContextVar[str | None] = contextvars.ContextVar("kitchen_learner", default=None)
@@ -195,7 +195,7 @@ class KitchenServer:
             if param in arguments:
                 return text_result(refusals.injected_argument(name, param), "injected_argument")
         schema = tool.mcp["inputSchema"]
-        if problem := validation_error(schema, arguments):
+        if problem := arguments_error(schema, arguments):
             return text_result(refusals.invalid_arguments(name, problem, schema), "invalid_arguments")
         kwargs = dict(arguments)
         for param, key in tool.injected.items():

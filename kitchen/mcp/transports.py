@@ -33,8 +33,8 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from .frames import TO_CLIENT, TO_SERVER, WireLog, json_object
-from .processes import stop_process
+from kitchen.mcp.frames import TO_CLIENT, TO_SERVER, WireLog, json_object
+from kitchen.mcp.processes import stop_process
 
 
 @dataclass

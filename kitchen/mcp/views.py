@@ -1,7 +1,7 @@
 """Chapter 05's HTML views: the wire as a two-sided conversation, and the server's tool table.
 
 Every style the views use is named once, in `STYLES`, and the colours in `CLIENT_COLOUR`,
-`SERVER_COLOUR` and `ERROR_COLOUR`. Each view is a `kitchen.display.HTML` (HTML for the notebook,
+`SERVER_COLOUR` and `ERROR_COLOUR`. Each view is a `kitchen.views.display.HTML` (HTML for the notebook,
 plain text for everything else), built from data only, so the same input gives the same output.
 
 What this module does not do: record frames or summarize them (`kitchen.mcp.frames`, whose
@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from typing import Any, Protocol, Sequence
 
-from kitchen.display import HTML, table
+from kitchen.views.display import HTML, table
 
 CLIENT_COLOUR, SERVER_COLOUR, ERROR_COLOUR = "#d8ecff", "#e5f7dc", "#fde2e4"
 STYLES = {

@@ -1,19 +1,24 @@
-"""The five toy tools of the series: plain Python functions the model can call.
+"""The five toy tools of the series: plain Python functions the model can call, and their schemas.
 
 Each tool is a function with type hints and a Google-style docstring; its JSON schema comes from
-that docstring (`kitchen.schemas.tool_schema`). Bad arguments raise `ToolError`, whose message is
-written for the model to read and act on. The data they use lives in the repository's `data/`.
+that docstring (`schemas.tool_schema`). Bad arguments raise `ToolError` (`errors`), whose message
+is written for the model to read and act on. The data they use lives in the repository's `data/`.
+
+- `expressions`: `calculator`, arithmetic expressions evaluated safely.
+- `rhymes`, `words`, `web`, `files`: `search_rhymes`, `count_words`, `fetch_page`, `browse_files`.
+- `toy`: the five as one list, `TOY_TOOLS`.
+- `schemas`: tool schemas from Python functions, and their chat-template and MCP views (02).
 """
 
-from kitchen.tools.calculator import calculator
-from kitchen.tools.errors import ToolError
-from kitchen.tools.files import browse_files
-from kitchen.tools.rhymes import search_rhymes
-from kitchen.tools.web import fetch_page
-from kitchen.tools.words import count_words
+from kitchen import exports
 
-TOY_TOOLS = [calculator, search_rhymes, count_words, fetch_page, browse_files]
-TOOLS_BY_NAME = {fn.__name__: fn for fn in TOY_TOOLS}
-
-__all__ = ["TOOLS_BY_NAME", "TOY_TOOLS", "ToolError", "browse_files", "calculator", "count_words",
-           "fetch_page", "search_rhymes"]
+__getattr__, __all__ = exports(__name__, {
+    "kitchen.tools.toy": ["TOOLS_BY_NAME", "TOY_TOOLS"],
+    "kitchen.tools.expressions": ["calculator"],
+    "kitchen.tools.rhymes": ["search_rhymes"],
+    "kitchen.tools.words": ["count_words"],
+    "kitchen.tools.web": ["fetch_page"],
+    "kitchen.tools.files": ["browse_files"],
+    "kitchen.tools.errors": ["ToolError"],
+    "kitchen.tools.schemas": ["Injected", "SchemaError", "from_mcp", "to_mcp", "tool_schema"],
+})

@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from kitchen.paths import DATA
+from kitchen.settings import DATA
 from kitchen.tools.errors import ToolError
 
 RHYMES_FILE = DATA / "rhymes.json"

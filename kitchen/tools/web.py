@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from kitchen.paths import DATA
+from kitchen.settings import DATA
 from kitchen.tools.errors import ToolError
 
 PAGES_FILE = DATA / "web" / "pages.json"

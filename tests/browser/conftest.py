@@ -6,7 +6,6 @@ the tests skip, unless KITCHEN_REQUIRE_BROWSER=1 (as in CI), where they fail ins
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -14,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from kitchen.settings import current
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 ARTIFACTS = ROOT / "artifacts" / "browser"
-CHROMIUM = Path(os.environ.get("KITCHEN_CHROMIUM", "/usr/bin/chromium"))  # `make test CHROMIUM=...`
+CHROMIUM = current().chromium  # `make test CHROMIUM=...`
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
 RUN_TIMEOUT = 300.0  # seconds for one notebook's run in replay
@@ -26,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 
 def _missing(reason: str) -> None:
-    if os.environ.get("KITCHEN_REQUIRE_BROWSER") == "1":
+    if current().require_browser:
         pytest.fail(f"{reason} (KITCHEN_REQUIRE_BROWSER=1: the browser suite must run)", pytrace=False)
     pytest.skip(f"{reason}; set KITCHEN_REQUIRE_BROWSER=1 to make this a failure")
 

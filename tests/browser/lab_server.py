@@ -22,7 +22,7 @@ from pathlib import Path
 
 import psutil
 
-from kitchen.local_servers import free_port
+from kitchen.model.server.ports import free_port
 
 # JupyterLab user settings written before the server starts: every cell is attached to the page
 # (so all outputs can be inspected and photographed), no autosave, no news or update checks.

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kitchen.diagrams import loop_diagram, session_diagram
-from kitchen.harness import run_harness
+from kitchen.views.diagrams import loop_diagram, session_diagram
+from kitchen.harness.loop import run_harness
 from kitchen.mcp import MCPToolbox, WireLog
-from kitchen.scripted import ScriptedModel
+from kitchen.model.scripted import ScriptedModel
 from kitchen.tools import calculator
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import pytest
 
-from kitchen.local_servers import free_port, listening, running
+from kitchen.model.server.ports import free_port, listening, running
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ def test_make_demo_answers_the_default_question_on_the_pack(browser):
 
 
 def test_make_demo_runs_on_the_server_source(browser):
-    from kitchen.llama_server import llama_server
+    from kitchen.model.server.llama_python import llama_server
 
     with llama_server("0.5b") as server, demo(f"server:{server}") as url:
         announce, footers, _ = run_default_question(browser, url, "server")

@@ -2,7 +2,7 @@
 
 A notebook fresh from the repository is not trusted on the learner's machine, so JupyterLab does
 not draw its widget outputs as widgets: it shows each one's static picture (`text/html`, drawn
-from the saved widget state by kitchen/widget_pictures.py) or, without one, its text,
+from the saved widget state by kitchen/views/saved_widgets.py) or, without one, its text,
 `VBox(children=(HBox(...`. A trusted notebook restores the widgets themselves from that state.
 
 The checks, on every chapter opened and not run: each output that holds a widget in the .ipynb
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from kitchen.widget_pictures import PICTURE_CLASS, view_outputs
+from kitchen.views.saved_widgets import PICTURE_CLASS, view_outputs
 from lab_page import open_notebook, save_screenshot, until
 
 pytestmark = pytest.mark.browser

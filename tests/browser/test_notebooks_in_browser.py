@@ -33,7 +33,7 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
-# The `kitchen.widgets` function behind each widget that teaches: a cell that ran a call to it
+# The `kitchen.views.widgets` function behind each widget that teaches: a cell that ran a call to it
 # must show its widget, so a widget that fails to appear fails its check instead of skipping it.
 MAKERS = {"kitchen-step-through": "step_through", "kitchen-tools-off-on": "tools_off_on",
           "kitchen-debugger": "harness_debugger", "kitchen-dashboard": "dashboard",

@@ -17,8 +17,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kitchen.llama_server import llama_server
-from kitchen.stories.core import VERDICTS_VAR, shown_verdicts
+from kitchen.model.server.llama_python import llama_server
+from kitchen.claims.core import shown_verdicts
+from kitchen.settings import VERDICTS_VAR
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
