@@ -132,12 +132,12 @@ browser:
 test-unit: venv-all
 	OMP_NUM_THREADS=1 $(PYTEST) tests kitchen --doctest-modules -n 2 \
 		-m "not model and not claim and not server and not browser" \
-		--ignore=tests/claims --ignore=tests/server --ignore=tests/browser
+		--ignore=tests/server --ignore=tests/browser
 test-fast: test-unit
 
 ## Model tests on the real offline packs.
 test-model: venv-all
-	$(PYTEST) tests -m model --ignore=tests/claims --ignore=tests/server --ignore=tests/browser
+	$(PYTEST) tests -m model --ignore=tests/server --ignore=tests/browser
 
 ## The chapters' claims (tests/claims, -m claim); within `make test` a claim the notebooks phase showed
 ## where it was measured is checked on that verdict. Collecting no test is a failure.

@@ -14,6 +14,7 @@
 
 This package only names what notebooks use; importing it imports and starts nothing.
 
+>>> from kitchen.mcp import PROTOCOL_VERSION
 >>> PROTOCOL_VERSION
 '2025-11-25'
 """

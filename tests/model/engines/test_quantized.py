@@ -36,7 +36,7 @@ def test_slices_of_rows_give_the_same_numbers_as_one_matrix(monkeypatch):
     w, b = layer(100, 64)
     x = torch.randn(3, 64)
     whole = Int8Linear(Int8Linear.quantize(w, b))(x)
-    monkeypatch.setattr(int8, "CHUNK_ROWS", 32)
+    monkeypatch.setattr(quantized, "CHUNK_ROWS", 32)
     chunks = Int8Linear.quantize(w, b)
     assert [c[0].shape[0] for c in chunks] == [32, 32, 32, 4]
     sliced = Int8Linear(chunks)

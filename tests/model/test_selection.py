@@ -29,8 +29,8 @@ def world(monkeypatch):
     state = {"cached": False, "reachable": False, "pack": False}
     monkeypatch.delenv("KITCHEN_MODEL", raising=False)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(choice, "hub_is_cached", lambda tier, cache=None: state["cached"])
-    monkeypatch.setattr(choice, "hub_is_reachable", lambda timeout=2.0: state["reachable"])
+    monkeypatch.setattr(selection, "hub_is_cached", lambda tier, cache=None: state["cached"])
+    monkeypatch.setattr(selection, "hub_is_reachable", lambda timeout=2.0: state["reachable"])
     monkeypatch.setattr(selection.packs, "is_installed", lambda spec: state["pack"])
     return state
 
@@ -70,7 +70,7 @@ def test_offline_flag_means_cache_only(world, monkeypatch):
     world["cached"] = False
     world["reachable"] = True  # offline: the hub is not even probed
     asked = []
-    monkeypatch.setattr(choice, "hub_is_reachable", lambda timeout=2.0: asked.append(timeout) or True)
+    monkeypatch.setattr(selection, "hub_is_reachable", lambda timeout=2.0: asked.append(timeout) or True)
     assert choose()[1] == "replay" and asked == []
 
 

@@ -22,7 +22,7 @@ from kitchen.mcp import WireLog
 from kitchen.model.scripted import ScriptedModel
 from kitchen.tools import calculator
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 CHAPTERS = sorted(NOTEBOOKS.glob("0*.ipynb"))
 SOLUTION = re.compile(r"<details><summary>Solution.*?```python\n(.*?)\n```", re.DOTALL)
 # A reply to chapter 01's "your own product" (4321 × 8765) whose second row is wrong.

@@ -16,7 +16,7 @@ import pytest
 from kitchen.views.saved_widgets import (PICTURE_CLASS, STATE, VIEW, add_pictures, missing_models, picture,
                                      references, saved_models, view_outputs)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 

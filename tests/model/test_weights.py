@@ -43,7 +43,7 @@ def hub_home(tmp_path, monkeypatch):
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
     monkeypatch.setenv("KITCHEN_CACHE", str(tmp_path / "kitchen"))
     monkeypatch.delenv("KITCHEN_MODEL", raising=False)
-    monkeypatch.setattr(models, "_LOADED", {})
+    monkeypatch.setattr(load, "_LOADED", {})
 
     def fill(folder):
         tiny_hf_model().save_pretrained(folder)
@@ -75,12 +75,12 @@ def test_a_warm_int8_load_reads_the_cached_int8_weights(hub_home, no_network, mo
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     calls = []
     real = quantized.quantize
-    monkeypatch.setattr(int8, "quantize", lambda m: calls.append(1) or real(m))
+    monkeypatch.setattr(quantized, "quantize", lambda m: calls.append(1) or real(m))
     first = load.load_model("0.5b", "hub", dtype="int8", announce=False)
     assert calls == [1]
     cached = tmp_path / "kitchen" / "models" / f"0.5b-hub-{FAKE_COMMIT[:12]}-int8"
     assert (cached / "kitchen-source.json").is_file()
-    monkeypatch.setattr(models, "_LOADED", {})  # a new session: load again
+    monkeypatch.setattr(load, "_LOADED", {})  # a new session: load again
     second = load.load_model("0.5b", "hub", dtype="int8", announce=False)
     assert calls == [1], "the second int8 load quantized again"
     messages = [{"role": "user", "content": "Hi"}]
@@ -92,7 +92,7 @@ def test_a_hub_model_not_cached_is_not_chosen_offline_and_asking_for_it_says_wha
     monkeypatch.setenv("HF_HOME", str(tmp_path / "empty"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("KITCHEN_MODEL", raising=False)
-    monkeypatch.setattr(models, "_LOADED", {})
+    monkeypatch.setattr(load, "_LOADED", {})
     assert selection.hub_snapshot("1.5b") is None
     assert selection.choose("1.5b")[1] != "hub"
     with pytest.raises(RuntimeError, match=r"(?s)Qwen/Qwen2.5-1.5B-Instruct is not in the local .*HF_HUB_OFFLINE=1 allows no download.*KITCHEN_MODEL=pack"):
@@ -112,9 +112,9 @@ def test_a_download_that_fails_halfway_names_the_model_and_what_to_do(tmp_path, 
         raise ConnectionError("connection reset after 412 MB")
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", cut)
-    monkeypatch.setattr(loading, "hub_is_reachable", lambda timeout=2.0: False)
+    monkeypatch.setattr(weights, "hub_is_reachable", lambda timeout=2.0: False)
     with pytest.raises(RuntimeError, match=r"(?s)not in the local .*did not answer.*KITCHEN_MODEL=pack"):
         weights.load_hub(selection.TIERS["0.5b"], "float32", settings.current())  # no answer: no download is tried
-    monkeypatch.setattr(loading, "hub_is_reachable", lambda timeout=2.0: True)
+    monkeypatch.setattr(weights, "hub_is_reachable", lambda timeout=2.0: True)
     with pytest.raises(RuntimeError, match=r"(?s)Could not download Qwen/Qwen2.5-0.5B-Instruct.*connection reset after 412 MB.*again.*KITCHEN_MODEL=pack"):
         weights.load_hub(selection.TIERS["0.5b"], "float32", settings.current())
