@@ -29,7 +29,8 @@ MAX_FUNCTION_LINES = 60
 MAX_MODULE_LINES = 400
 LONG_MODULES: dict[str, str] = {}  # module -> why it may be longer (none today)
 # Modules without a test file of their own name: module -> the test that runs them.
-TESTED_ELSEWHERE = {"kitchen.mcp.__main__": "tests/mcp/test_server.py starts it as `python -m kitchen.mcp`"}
+TESTED_ELSEWHERE = {"kitchen.mcp.__main__": "tests/mcp/test_server.py reads its command line; tests/mcp/test_client.py "
+                               "starts it as `python -m kitchen.mcp`"}
 MAX_TOP_LEVEL = 12  # entries of kitchen/: a newcomer reads the whole list at once
 NOTEBOOKS = ROOT / "notebooks"
 

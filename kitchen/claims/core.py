@@ -13,6 +13,7 @@ reported: it may hold or not, and the verdict says which and why.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any, Callable
 

@@ -139,7 +139,7 @@ class TokenStream:
         return out.logits[0, -1], out.cache, start - computed
 
     def _decode(self) -> Iterator[Token]:
-        tok = self.tok
+        """The loop: choose a token, yield it, test whether the reply is done, run it through the model."""
         t0 = time.perf_counter()
         logits, cache, reused = self._prefill()
         cached_ids = list(self.prompt_ids)
@@ -147,47 +147,56 @@ class TokenStream:
         t1 = time.perf_counter()
         ids: list[int] = []
         tokens: list[Token] = []
-        detok = Detokenizer(tok)
-        stop_reason: StopReason = "max_new_tokens"
-        stop_string = None
+        detok = Detokenizer(self.tok)
+        stop: tuple[StopReason, str | None] = ("max_new_tokens", None)
         try:
             for _ in range(self.max_new_tokens):
                 probs = torch.softmax(logits.float(), dim=-1)
                 choice = self._choose(probs)
                 if choice is None:  # the grammar allows no token at all
-                    stop_reason = "grammar_dead_end"
+                    stop = ("grammar_dead_end", None)
                     break
                 token_id, top = choice
                 ids.append(token_id)
-                if token_id in self.end_ids:
-                    stop_reason = "end_of_turn"
-                    tokens.append(Token(token_id, "", float(probs[token_id]), top))
-                    yield tokens[-1]
-                    break
-                piece = detok.add(token_id)
+                end = token_id in self.end_ids
+                piece = "" if end else detok.add(token_id)
                 tokens.append(Token(token_id, piece, float(probs[token_id]), top))
                 yield tokens[-1]
-                hit = next((s for s in self.stop if s in detok.text[-(len(piece) + len(s)):]), None)
-                if hit is not None:
-                    stop_reason, stop_string = "stop_string", hit
+                if end:
+                    stop = ("end_of_turn", None)
+                    break
+                if (hit := self._stop_string(detok.text, piece)) is not None:
+                    stop = ("stop_string", hit)
                     break
                 if len(ids) == self.max_new_tokens:
                     break
-                if self.step is not None:  # a lean one-token step (int8, int8-decode)
-                    logits = self.step(self.hf_model, token_id, cache)
-                else:
-                    out = self.hf_model(input_ids=torch.tensor([[token_id]]), cache=cache, use_cache=True)
-                    cache, logits = out.cache, out.logits[0, -1]
+                logits, cache = self._next_logits(token_id, cache)
                 cached_ids.append(token_id)
         finally:
             if self.kv is not None:
                 self.kv.ids, self.kv.cache = cached_ids, cache
-        self.result = Generation(
+        self.result = self._finish(ids, tokens, stop, reused, prefill_seconds, time.perf_counter() - t1)
+
+    def _stop_string(self, text: str, piece: str) -> str | None:
+        """The stop string the newest piece completed, if any (looking only where it could end)."""
+        return next((s for s in self.stop if s in text[-(len(piece) + len(s)):]), None)
+
+    def _next_logits(self, token_id: int, cache: Any) -> tuple[torch.Tensor, Any]:
+        """Run one token through the model: the next token's logits, and the cache that now holds it."""
+        if self.step is not None:  # a lean one-token step (int8, int8-decode); it grows the cache in place
+            return self.step(self.hf_model, token_id, cache), cache
+        out = self.hf_model(input_ids=torch.tensor([[token_id]]), cache=cache, use_cache=True)
+        return out.logits[0, -1], out.cache
+
+    def _finish(self, ids: list[int], tokens: list[Token], stop: tuple[StopReason, str | None], reused: int,
+                prefill_seconds: float, decode_seconds: float) -> Generation:
+        """The whole reply: its text, why it stopped, and where its time went."""
+        return Generation(
             prompt=self.prompt, prompt_ids=list(self.prompt_ids), token_ids=ids,
-            text=tok.decode([i for i in ids if i not in self.end_ids]),
-            tokens=tokens, stop_reason=stop_reason, stop_string=stop_string,
+            text=self.tok.decode([i for i in ids if i not in self.end_ids]),
+            tokens=tokens, stop_reason=stop[0], stop_string=stop[1],
             prefilled_tokens=len(self.prompt_ids) - reused, prefill_seconds=prefill_seconds,
-            decode_seconds=time.perf_counter() - t1,
+            decode_seconds=decode_seconds,
             mask_seconds=self.constraint.mask_seconds if self.constraint else 0.0)
 
     def _choose(self, probs: torch.Tensor) -> tuple[int, list[Candidate]] | None:

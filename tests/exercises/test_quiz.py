@@ -1,29 +1,10 @@
-"""The end-of-chapter self-checks: every chapter has 3 to 5 questions, each wrong option explains
-itself, and the widget shows the feedback for the option picked."""
+"""The end-of-chapter self-check: an answer says right, or why not, and the widget shows the
+feedback for the option picked (the questions themselves: test_questions.py)."""
 
 from __future__ import annotations
 
-import pytest
-
 from kitchen.exercises.questions import QUESTIONS
 from kitchen.exercises.quiz import answer, self_check
-
-CHAPTERS = [f"{n:02d}" for n in range(1, 9)]
-
-
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_each_chapter_has_three_to_five_questions_that_teach(chapter):
-    questions = QUESTIONS[chapter]
-    assert 3 <= len(questions) <= 5
-    for question in questions:
-        assert len(question.options) >= 3 and question.why
-        wrong = [o for i, o in enumerate(question.options) if i != question.right]
-        assert all(o.explanation for o in wrong), question.text
-        assert not question.options[question.right].explanation
-
-
-def test_the_right_option_is_not_always_first():
-    assert len({q.right for qs in QUESTIONS.values() for q in qs}) == 3
 
 
 def test_answer_says_right_or_why_not():

@@ -1,17 +1,15 @@
 """The loop, driven by a scripted model so that every branch is reached on purpose."""
 
 import json
-import subprocess
-import sys
-import time
 
 import pytest
 
-from app_tools import my_notes, save_memory
+from app_tools import save_memory
+from kitchen.harness import refusals
 from kitchen.harness.loop import CAP_MESSAGE, Harness, run_harness
 from kitchen.harness.protocols import NativeProtocol
 from kitchen.model.scripted import ScriptedModel
-from kitchen.harness.toolbox import LocalToolbox
+from kitchen.harness.toolbox import UNPARSED
 from kitchen.tools import calculator, count_words, search_rhymes
 
 
@@ -30,16 +28,6 @@ def boom(text: str) -> str:
         text: Anything.
     """
     raise RuntimeError("the tool broke")
-
-
-def slow(seconds: float) -> str:
-    """Sleeps.
-
-    Args:
-        seconds: How long to sleep.
-    """
-    time.sleep(seconds)
-    return "done"
 
 
 def run(replies, tools, **options):
@@ -134,18 +122,19 @@ def test_malformed_json_goes_back_as_an_error():
     assert trace.messages[-2]["role"] == "tool" and "malformed_json" in trace.messages[-2]["content"]
 
 
+def test_the_harness_answers_text_that_did_not_parse_with_a_parse_failure():
+    model = ScriptedModel(['<tool_call>\n{"name": "save_memory", "arguments": {note: 1}}\n</tool_call>', "ok"])
+    trace = run_harness(model, "question", [save_memory])
+    (result,) = trace.results
+    assert result.kind == "parse_error" and result.name == UNPARSED
+    assert trace.messages[2]["role"] == "tool" and trace.messages[2]["name"] == UNPARSED
+
+
 def test_arguments_that_fail_the_schema():
     model, trace = run([call("calculator", expr="1+1"), call("calculator", expression=5), "ok"], [calculator])
     first, second = trace.results
     assert first.error_kind == "invalid_arguments" and "expression" in first.content
     assert second.error_kind == "invalid_arguments" and "string" in second.content
-
-
-def test_the_toolbox_checks_schemas_without_the_slow_iri_format_import():
-    code = ("import sys, kitchen.harness.toolbox as t; box = t.LocalToolbox([__import__('kitchen.tools').tools.calculator]); "
-            "print(sys.modules.get('rfc3987_syntax'), box.call('calculator', {'expression': 5}).error_kind)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["None", "invalid_arguments"]
 
 
 def test_a_tool_that_raises():
@@ -160,13 +149,6 @@ def test_a_tool_error_message_is_passed_on():
     assert result.error_kind == "tool_error" and "zero" in result.content.lower()
 
 
-def test_a_tool_that_runs_past_its_time_limit():
-    t0 = time.perf_counter()
-    model, trace = run([call("slow", seconds=5), "ok"], LocalToolbox([slow], timeout=0.3))
-    (result,) = trace.results
-    assert result.error_kind == "timeout" and time.perf_counter() - t0 < 3
-
-
 def test_a_repeated_call_is_answered_from_the_earlier_result():
     same = call("calculator", expression="2+2")
     model, trace = run([same, same, "4"], [calculator])
@@ -176,36 +158,19 @@ def test_a_repeated_call_is_answered_from_the_earlier_result():
     assert all(r.ok for r in trace.results)
 
 
+def test_a_repeated_call_is_answered_with_the_shared_text():
+    call = '{"name": "save_memory", "arguments": {"note": "x"}}'
+    trace = run_harness(ScriptedModel([call, call, "ok"]), "question", [save_memory])
+    first, second = trace.results
+    assert second.error_kind == "repeated_call"
+    assert second.content == "Error (repeated_call): " + refusals.repeated_call("save_memory", first.content)
+
+
 def test_the_cap_ends_the_run_with_a_message():
     replies = [call("calculator", expression=f"{i}+1") for i in range(10)]
     model, trace = run(replies, [calculator], max_steps=3)
     assert trace.stop_reason == "cap" and trace.answer == CAP_MESSAGE.format(n=3)
     assert model.calls == 3 and len(trace.results) == 2  # the third step's call is not run
-
-
-def test_hidden_tool_is_not_shown_and_refused():
-    box = LocalToolbox([calculator], hidden=[save_memory])
-    assert box.names() == ["calculator"]
-    model, trace = run([call("save_memory", note="x"), "ok"], box)
-    (result,) = trace.results
-    assert result.error_kind == "hidden_tool" and "save_memory" not in trace.steps[0].generation.prompt
-
-
-def test_injected_identity_is_filled_in_and_not_in_the_schema():
-    box = LocalToolbox([my_notes], context={"user_id": "alice"})
-    assert "user_id" not in json.dumps(box.schemas())
-    model, trace = run([call("my_notes", query="cats"), "ok"], box)
-    assert trace.results[0].content == "notes of alice about cats"
-
-
-def test_injected_identity_written_by_the_model_is_rejected_or_ignored():
-    reply = call("my_notes", query="cats", user_id="mallory")
-    _, trace = run([reply, "ok"], LocalToolbox([my_notes], context={"user_id": "alice"}))
-    assert trace.results[0].error_kind == "injected_argument"
-    _, trace = run([reply, "ok"], LocalToolbox([my_notes], context={"user_id": "alice"},
-                                               injected_policy="ignore"))
-    result = trace.results[0]
-    assert result.ok and result.content == "notes of alice about cats" and "mallory" in result.notes[0]
 
 
 def test_events_come_in_order_and_carry_the_trace():

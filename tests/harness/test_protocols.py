@@ -107,15 +107,6 @@ def test_python_tools_are_valid_python_with_the_schema_as_docstrings():
         assert ast.get_docstring(fn).startswith(description(schema))
 
 
-def test_a_required_parameter_after_an_optional_one_makes_a_legal_signature():
-    schema = {"type": "function", "function": {"name": "f", "description": "F.", "parameters": {
-        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "array", "items": {"type": "string"}}},
-        "required": ["b"]}}}
-    signature = PythonCallProtocol().signature(schema)
-    assert signature == "def f(*, a: int | None = None, b: list[str]):"
-    ast.parse(signature + " ...")
-
-
 def test_a_tool_without_parameters():
     schema = {"type": "function", "function": {"name": "now", "description": "The time.",
                                                "parameters": {"type": "object", "properties": {}}}}

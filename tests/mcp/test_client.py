@@ -21,7 +21,7 @@ import pytest
 from kitchen.harness.loop import run_harness
 from kitchen.model.server.ports import free_port, wait_for_port
 from kitchen.mcp import (AGENT_ONLY_TOOLS, PROTOCOL_VERSION, MCPConnectionError, MCPToolbox, RawSession,
-                         server_command)
+                         result_text, server_command)
 from kitchen.mcp.server import KitchenServer
 from kitchen.mcp.more_tools import crash, my_notes, stall
 from kitchen.tools.schemas import from_mcp, to_mcp, tool_schema
@@ -192,6 +192,13 @@ def test_a_call_turns_the_content_list_into_a_tool_result(box):
     assert request["name"] == "calculator" and request["arguments"] == {"expression": "1234 * 5678"}
     answer = last_frame(box, "tools/call", "response").message["result"]
     assert answer["content"] == [{"type": "text", "text": "7006652"}] and answer["isError"] is False
+
+
+def test_result_text_joins_text_parts_and_names_the_rest():
+    content = [{"type": "text", "text": "a"}, {"type": "image", "mimeType": "image/png", "data": "AA=="},
+               {"type": "text", "text": "b"}]
+    assert result_text(content) == "a\n[image/png content, not shown to the model]\nb"
+    assert result_text([]) == ""
 
 
 @pytest.mark.parametrize("name, arguments", [

@@ -1,17 +1,18 @@
-"""The MCP server's logic in this process, without a transport: listing, checks, switches."""
+"""The MCP server's logic in this process, without a transport: listing, checks, switches; and its
+command line (`kitchen.mcp.__main__`, what `python -m kitchen.mcp` runs)."""
 
 from __future__ import annotations
 
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
-from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from kitchen.mcp.conventions import PROTOCOL_VERSION, context_key, server_command
+from kitchen.mcp.__main__ import main as serve
+from kitchen.mcp.conventions import context_key
 from kitchen.mcp.server import KitchenServer
-from kitchen.mcp.more_tools import get_weather, my_notes
+from kitchen.mcp.more_tools import get_weather
 from kitchen.tools.schemas import to_mcp, tool_schema
-from kitchen.tools import TOY_TOOLS, ToolError
+from kitchen.tools import TOY_TOOLS
 
 ADA = {context_key("user_id"): "ada"}
 
@@ -20,11 +21,6 @@ def run(kitchen: KitchenServer, name: str, arguments: dict, meta: dict | None = 
     result = anyio.run(kitchen.run_tool, name, arguments, meta or {})
     kind = (result.meta or {}).get("llm-kitchen/error_kind")
     return result.is_error, kind, " ".join(part.text for part in result.content)
-
-
-def test_the_pinned_version_is_a_handshake_version():
-    # 2026-07-28 has no handshake and delivers list_changed only on subscriptions/listen streams.
-    assert PROTOCOL_VERSION in HANDSHAKE_PROTOCOL_VERSIONS and PROTOCOL_VERSION not in MODERN_PROTOCOL_VERSIONS
 
 
 def test_the_listing_is_built_from_the_functions():
@@ -74,14 +70,6 @@ def test_the_user_comes_from_meta_only():
     assert run(kitchen, "my_notes", {"query": "x"}, {context_key("user_id"): "mallory"})[1] == "tool_error"
 
 
-def test_my_notes_searches_one_users_notes():
-    assert my_notes("ladder", user_id="bob") == "- The ladder is in Ada's shed; take it back before the weekend."
-    assert my_notes("*", user_id="ada").count("\n") == 2
-    assert my_notes("unicorn", user_id="ada") == "None of the user's 3 notes mention 'unicorn'."
-    with pytest.raises(ToolError):
-        my_notes("x", user_id="nobody")
-
-
 def test_the_weather_switch_adds_a_tool_once():
     kitchen = KitchenServer()
     assert "get_weather" not in kitchen.tools
@@ -107,6 +95,8 @@ def test_the_stall_switch_answers_only_when_its_time_is_up():
     assert run(KitchenServer(faults=True), "stall", {"seconds": 0.01}) == (False, None, "waited 0.01 s")
 
 
-def test_the_server_command():
-    command = server_command(faults=True, http=True, port=9000, python="python3")
-    assert command == ["python3", "-m", "kitchen.mcp", "--faults", "--http", "--port", "9000"]
+def test_the_server_s_command_line_says_how_to_start_it(capsys):
+    with pytest.raises(SystemExit) as stop:
+        serve(["--help"])
+    assert stop.value.code == 0
+    assert "python -m kitchen.mcp" in capsys.readouterr().out

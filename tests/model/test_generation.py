@@ -5,14 +5,8 @@ import pytest
 from kitchen.model.generation import common_prefix
 from kitchen.harness.loop import run_harness
 from kitchen.tools import calculator
-from tiny import tiny_model
 
 MESSAGES = [{"role": "user", "content": "What is 1234 × 5678?"}]
-
-
-@pytest.fixture
-def model():
-    return tiny_model()
 
 
 def test_stream_pieces_add_up_to_the_text(model):
@@ -52,11 +46,6 @@ def test_stop_string_ends_the_reply_and_stays_in_it(model):
     assert gen.text.endswith(stop) and gen.new_tokens <= 6
 
 
-def test_prefix_starts_the_assistant_turn(model):
-    gen = model.generate(MESSAGES, prefix="<tool_call>\n", max_new_tokens=2, reuse_cache=False)
-    assert gen.prompt.endswith("<|im_start|>assistant\n<tool_call>\n")
-
-
 def test_cache_reuse_prefills_only_new_tokens_and_keeps_the_tokens(model):
     first = model.generate(MESSAGES, max_new_tokens=6)
     follow = MESSAGES + [{"role": "assistant", "content": first.text},
@@ -94,13 +83,6 @@ def test_another_system_turn_is_computed_and_few_are_kept(model):
     assert len(model.system_turn.kept) == model.system_turn.keep
 
 
-def test_whole_prompt_in_one_pass_when_the_system_turn_is_not_kept(model):
-    model.keep_system_turn = False
-    model.generate(MESSAGES, max_new_tokens=2)
-    again = model.generate(MESSAGES, max_new_tokens=2)
-    assert again.prefilled_tokens == len(again.prompt_ids) and not model.system_turn.kept
-
-
 def test_abandoned_stream_leaves_a_usable_cache(model):
     stream = model.stream(MESSAGES, max_new_tokens=10)
     for i, _ in enumerate(stream):
@@ -112,29 +94,9 @@ def test_abandoned_stream_leaves_a_usable_cache(model):
     assert again.token_ids == fresh.token_ids
 
 
-def test_logprobs_of_a_continuation(model):
-    out = model.logprobs("The answer is", " 7006652")
-    assert [t for t, _ in out] == [model.tok.decode([i]) for i in model.encode(" 7006652")]
-    assert all(lp <= 0 for _, lp in out)
-
-
 def test_common_prefix():
     assert common_prefix([1, 2, 3], [1, 2, 4]) == 2
     assert common_prefix([], [1]) == 0
-
-
-def test_batch_rows_of_different_lengths(model):
-    conversations = [MESSAGES, [{"role": "user", "content": "Hi"}],
-                     [{"role": "user", "content": "A much longer question about nursery rhymes and sheep?"}]]
-    batch = model.generate_batch(conversations, max_new_tokens=6)
-    assert len(batch) == 3
-    for gen, messages in zip(batch, conversations):
-        assert gen.prompt == model.render(messages) and gen.new_tokens == 6
-        assert "".join(t.text for t in gen.tokens) == gen.text == model.tok.decode(gen.token_ids)
-        assert all(0 < t.prob <= 1 for t in gen.tokens)
-    # Each row is pre-filled on its own (no padding), so the longest one's reply is the one-at-a-time reply.
-    single = model.generate(conversations[2], max_new_tokens=6, reuse_cache=False)
-    assert batch[2].token_ids == single.token_ids
 
 
 def test_a_continued_run_prefills_only_its_new_turn(model):

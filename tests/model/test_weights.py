@@ -26,7 +26,7 @@ def no_network(monkeypatch):
 
     def refuse(*args, **kwargs):
         attempts.append(args[1:] or args)
-        raise OSError("tests/test_hub_path.py: no network here")
+        raise OSError("tests/model/test_weights.py: no network here")
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)

@@ -91,7 +91,7 @@ def int8_kernels(cpu: CpuDescription | None = None) -> bool:
 
 def best_dtype(cpu: CpuDescription | None = None) -> Dtype:
     """The default engine setting: the int8 fast mode where its kernels run with 8-bit activations
-    (x86 with VNNI: it keeps the chapters' claims, tests/test_fast_mode.py), else bfloat16, which
+    (x86 with VNNI: it keeps the chapters' claims, tests/model/engines/test_fast_mode.py), else bfloat16, which
     runs on every CPU torch runs on (natively where the CPU has bfloat16 instructions, converted
     elsewhere) and keeps the 1.5B pack within a laptop's memory (docs/speed.md). int8-decode, the
     tests' setting, is faster on AVX2 but holds float32 weights for its pre-fill: `KITCHEN_DTYPE`

@@ -9,7 +9,7 @@ holding the same weight tensor, not a copy: oneDNN reads it in place, in PyTorch
 layout (`torch.ops.mkldnn._linear_pointwise`). An earlier version copied each weight into a oneDNN
 tensor first (`to_mkldnn`), which wrote the same numbers in the same layout and made a load of the
 1.5B pack take 12 to 14 s here against 5 s now; both give the same products to the bit
-(tests/test_onednn.py). The numbers are the same matrix product added up in another order: they
+(tests/model/engines/test_onednn.py). The numbers are the same matrix product added up in another order: they
 differ from MKL's in the last digits.
 
 Owns that swap. Does not load models (`kitchen.model.weights`) or touch int8 and bfloat16 models.

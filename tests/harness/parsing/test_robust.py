@@ -1,4 +1,5 @@
-"""Tests of `kitchen.harness.parsing`: well-formed, drifted and hostile model output, no model needed."""
+"""Tests of `kitchen.harness.parsing.robust`, the parser as a whole through `parse_tool_calls`:
+well-formed, drifted and hostile model output, no model needed."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from kitchen.harness.parsing import (
     ParseError,
     ParseResult,
     ToolCall,
-    parse_tool_calls,
 )
+from kitchen.harness.parsing.robust import parse_tool_calls
 from kitchen.tools.schemas import as_schema
 
 # Number of generated cases per property test (reported by the lead).

@@ -2,7 +2,7 @@
 
 Real sockets on loopback: nothing listening, a server that accepts and never answers, and servers
 that answer with something other than a completion. (The source against a real llama.cpp server
-is in tests/test_llama_server.py.)
+is in tests/model/server/test_llama_python.py.)
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`kitchen.model.server.logprob_fix`'s ranking gives the first entries of the full sort, in the same order.
-(That the patched server's replies equal the unpatched server's is in tests/test_llama_server.py.)"""
+(That the patched server's replies equal the unpatched server's is in tests/model/server/test_llama_python.py.)"""
 
 from __future__ import annotations
 

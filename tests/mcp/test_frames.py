@@ -1,4 +1,4 @@
-"""The wire log on its own: frames recorded by hand, no server."""
+"""The wire log on its own: frames recorded by hand, no server (`kitchen.mcp.frames`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,48 @@ import json
 
 import pytest
 
-from kitchen.mcp import Frame, WireLog, result_text
+from kitchen.mcp import frames
+from kitchen.mcp.frames import Frame, WireLog
 
+
+# -- frames ---------------------------------------------------------------------------------------
+
+def test_a_frame_knows_its_kind_sender_and_error_flag():
+    error_result = Frame(frames.TO_CLIENT, {"jsonrpc": "2.0", "id": 3, "result": {"isError": True}}, 0.0)
+    assert (error_result.kind, error_result.sender, error_result.is_error_result) == ("response", "server", True)
+    plain = Frame(frames.TO_SERVER, {"jsonrpc": "2.0", "method": "x"}, 0.0)
+    assert (plain.kind, plain.sender, plain.is_error_result) == ("notification", "client", False)
+    assert Frame(frames.TO_SERVER, {}, 0.0, raw="oops").kind == "invalid"
+
+
+def test_summaries_are_cut_to_one_short_line():
+    long_call = Frame("→", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                            "params": {"name": "f", "arguments": {"text": "word " * 50}}}, 0.0, method="tools/call")
+    summary = frames.summarize(long_call)
+    assert summary.startswith('f({"text": "word word') and summary.endswith("…)")
+    assert len(summary) == len("f()") + 70  # the arguments cut to 70 characters
+    assert frames._short("a\n  b") == "a b"
+    cancelled = Frame("→", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": 4, "reason": "late"}}, 0.0, method="notifications/cancelled")
+    assert cancelled.summary() == "cancel request #4: late"
+
+
+def test_json_object_accepts_objects_only():
+    assert frames.json_object('{"a": 1}') == {"a": 1}
+    assert frames.json_object("[1, 2]") is None and frames.json_object("{") is None
+
+
+def test_a_log_answers_requests_in_both_directions_and_tells_listeners():
+    log, seen = WireLog(), []
+    log.subscribe(seen.append)
+    log.record("→", {"jsonrpc": "2.0", "id": "a", "method": "tools/list"})
+    log.record("←", {"jsonrpc": "2.0", "id": "a", "result": {"tools": []}})
+    assert [f.method for f in seen] == ["tools/list", "tools/list"]
+    log.clear()
+    assert len(log) == 0 and len(seen) == 2
+
+
+# -- a whole conversation -------------------------------------------------------------------------
 
 def conversation() -> WireLog:
     log = WireLog()
@@ -121,13 +161,6 @@ def test_frames_are_plain_values():
     frame = Frame("→", {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}, 0.5, method="tools/list")
     assert frame.headline() == "→ request #9 tools/list"
     assert frame.sender == "client" and '"id": 9' in frame.pretty()
-
-
-def test_result_text_joins_text_parts_and_names_the_rest():
-    content = [{"type": "text", "text": "a"}, {"type": "image", "mimeType": "image/png", "data": "AA=="},
-               {"type": "text", "text": "b"}]
-    assert result_text(content) == "a\n[image/png content, not shown to the model]\nb"
-    assert result_text([]) == ""
 
 
 def test_odd_frames_still_get_a_summary():

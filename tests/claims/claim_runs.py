@@ -1,4 +1,4 @@
-"""The claims suite: every chapter claim about a live model, made and checked on a live run.
+"""The claims suite's shared machinery: a chapter claim about a live model, made and checked on a live run.
 
 Each claim (`kitchen.claims`) names the settings it was measured on (model, source, engine
 setting). There it is asserted: when it stops holding, the test fails and names the chapter and the
@@ -13,21 +13,23 @@ Within `make test` the notebooks phase has just run every chapter live, and each
 its verdict to a file (KITCHEN_CLAIMS_FROM names it). A claim whose chapter showed it on a setting
 it was measured on is checked on those verdicts (the chapter's own live run) instead of being run
 a second time; any other claim is run here.
+
+Each `test_chNN.py` runs its chapter's claims through `check_claim` (marked `claim`: `make
+test-claims` runs `pytest tests/claims -m claim`).
 """
 
 from __future__ import annotations
 
-
-import pytest
+from functools import cache
+from types import ModuleType
 
 from kitchen.model.load import load_model
-from kitchen.claims import CLAIMS, verdict
+from kitchen.claims import CLAIMS, by_chapter, verdict
 from kitchen.claims.core import shown_verdicts
 from kitchen.settings import current
 
-pytestmark = pytest.mark.claim
-# Claims that read the same run (the same run function on the same model) share it: greedy
-# decoding makes it the same run anyway, and the suite stays quick.
+# Claims that read the same run (the same run function on the same model) share it, across the
+# chapters' files: greedy decoding makes it the same run anyway, and the suite stays quick.
 RUNS: dict[tuple, object] = {}
 
 
@@ -40,15 +42,26 @@ def shown_in_notebooks() -> dict[str, list[dict]]:
     return shown
 
 
-SHOWN = shown_in_notebooks()
+@cache
+def shown() -> dict[str, list[dict]]:
+    """`shown_in_notebooks()`, read once, when the first claim is checked (not when the unit phase
+    collects the chapters' files)."""
+    return shown_in_notebooks()
 
 
-@pytest.mark.parametrize("claim_id", sorted(CLAIMS))
-def test_claim(claim_id, require_tier, report):
+def claim_ids(chapter: ModuleType) -> list[str]:
+    """The ids of the claims of a chapter module (`kitchen.claims.ch03`), sorted."""
+    number = chapter.__name__.rpartition(".")[2].removeprefix("ch")
+    return sorted(c.id for c in by_chapter(number))
+
+
+def check_claim(claim_id: str, require_tier, report) -> None:
+    """Check one claim: on the notebooks' verdicts if its chapter showed it where it was measured,
+    else on a run made here (asserted where measured, reported elsewhere)."""
     claim = CLAIMS[claim_id]
-    shown = SHOWN.get(claim_id, [])
-    if any(v["measured_here"] for v in shown):
-        failed = [v["line"] for v in shown if v["measured_here"] and not v["holds"]]
+    shown_here = shown().get(claim_id, [])
+    if any(v["measured_here"] for v in shown_here):
+        failed = [v["line"] for v in shown_here if v["measured_here"] and not v["holds"]]
         assert not failed, f"chapter {claim.chapter}: the claim no longer holds. " + " | ".join(failed)
         return
     require_tier(claim.tier, claim.source)
