@@ -17,7 +17,7 @@ from typing import Any
 
 import llguidance
 import llguidance.hf
-import llguidance.numpy  # not llguidance.torch: importing that one starts torch.compile's machinery (5 s)
+import llguidance.numpy  # not llguidance.torch: importing that one starts torch.compile's machinery (seconds)
 import torch
 
 from kitchen.grammar.calls import GrammarError

@@ -24,7 +24,7 @@ from typing import Any, Callable, Container, Literal, Mapping, Sequence, cast, g
 
 # jsonschema checks the "iri" format with rfc3987_syntax when it is installed (JupyterLab's
 # jupyter-events installs it), and that package builds about forty Lark parsers when imported:
-# 1.5 s in every kernel and every MCP server process. No tool schema here uses a format, so the
+# over a second in every kernel and every MCP server process. No tool schema here uses a format, so the
 # import is refused before jsonschema tries it (jsonschema then simply leaves "iri" unchecked).
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 import jsonschema  # noqa: E402

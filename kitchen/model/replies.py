@@ -85,8 +85,7 @@ class Detokenizer:
     that completes it; the tokens before give "" (their partial decode ends in U+FFFD).
 
     Each step decodes a short window, from where the previous piece started, not the whole reply:
-    decoding everything again made a reply's cost grow with the square of its length (a 36,000-
-    character reply took 30 s). The pieces are the same as the whole reply's decode cut up.
+    decoding everything again made a reply's cost grow with the square of its length. The pieces are the same as the whole reply's decode cut up.
     """
 
     def __init__(self, tok: Any):

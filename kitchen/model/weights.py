@@ -174,7 +174,8 @@ def _convert_pack(gguf: Path, dtype: Dtype, partial: Path, dense: Path | None = 
 
     With `dense`, the same pack's float32 folder already cached, the weights and the tokenizer's
     files are taken from there: the same numbers and the same files, without de-quantizing the
-    GGUF file a second time (a first int8 load of the 0.5B: 29 s here against 139 s)."""
+    GGUF file a second time, the slowest step of a first load (docs/speed.md, "Load", times a
+    first load against a warm one)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if dense is not None:

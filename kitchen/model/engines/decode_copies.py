@@ -1,17 +1,17 @@
 """The int8-decode engine setting: the pre-fill in float32, each new token of a reply through int8 weights.
 
 Writing a reply one token at a time reads every weight once per token, so on a CPU its speed is set
-by the bytes of the weights: float32 reads four per weight, and measured here (AMD EPYC, 2 cores,
-AVX2, no VNNI, no bfloat16 instructions) float32 decoding already runs at 0.8 of the memory's
-bound. Pre-fill is the other way round: many tokens per weight read, bound by arithmetic, where
-float32 is the fastest these CPUs have. So `Int8DecodeLinear` keeps both: the float32 layer
-(`kitchen.model.engines.onednn`) for a call that brings several tokens per row (a pre-fill), and a copy of the
-weights in int8 (one scale per output row) for a call that brings one token per row: each decode
-step (of one reply or of a batch), and the output layer at the end of a pre-fill, which reads only
-the last token. Such a call rounds the activations to bfloat16 and multiplies with torch's
-`_weight_int8pack_mm`: 0.60 ms instead of 1.57 for one 1.5B MLP matrix (1536 x 8960). Its numbers
+by the bytes of the weights: float32 reads four per weight, and on CPUs without VNNI or bfloat16
+instructions float32 decoding already runs close to the memory's bound. Pre-fill is the other way
+round: many tokens per weight read, bound by arithmetic, where float32 is the fastest these CPUs
+have. So `Int8DecodeLinear` keeps both: the float32 layer (`kitchen.model.engines.onednn`) for a
+call that brings several tokens per row (a pre-fill), and a copy of the weights in int8 (one scale
+per output row) for a call that brings one token per row: each decode step (of one reply or of a
+batch), and the output layer at the end of a pre-fill, which reads only the last token. Such a call
+rounds the activations to bfloat16 and multiplies with torch's `_weight_int8pack_mm`. Its numbers
 differ from float32's by about 1% per layer; the chapters' claims were checked on this setting
-(`kitchen.claims`).
+(`kitchen.claims`). How much faster it decodes here, and what it costs in memory, is measured by
+`scripts/benchmark.py --only decode` and written to docs/speed.md ("Decoding").
 
 Owns that layer, `FusedDecode` (the layers that read the same input, as one product for a decode
 step) and `use_int8_decode`, which installs both on a float32 model whose linear layers are already
@@ -122,7 +122,7 @@ def use_int8_decode(hf_model: nn.Module, saved: Path | None = None) -> int:
     """Give each `OneDNNLinear` of `hf_model` an int8 copy for decode steps, in place; returns how many.
 
     With `saved`, the copies are read from that file, or made and written there the first time
-    (making them reads every weight several times: 16 s for the 1.5B here, against 1 s to read them).
+    (making them reads every weight several times; reading them back reads each once).
     """
     swaps = [(parent, f"{prefix}.{name}".lstrip("."), name, child)
              for prefix, parent in hf_model.named_modules()

@@ -1,16 +1,16 @@
 """float32 linear layers computed by oneDNN instead of the default BLAS (MKL).
 
 PyTorch's CPU build multiplies float32 matrices with Intel's MKL, which on AMD processors can take a
-slow generic path: decoding multiplies each weight matrix by a single row, and measured here (AMD
-EPYC, 2 cores, AVX2) that row took 2.3 ms through MKL against 0.83 ms through oneDNN for one
-0.5B MLP matrix. oneDNN, also inside PyTorch, picks its kernels by the instructions the CPU has,
-whoever made it. `use_onednn` swaps every `nn.Linear` of a float32 model for a `OneDNNLinear`
-holding the same weight tensor, not a copy: oneDNN reads it in place, in PyTorch's own row-major
-layout (`torch.ops.mkldnn._linear_pointwise`). An earlier version copied each weight into a oneDNN
-tensor first (`to_mkldnn`), which wrote the same numbers in the same layout and made a load of the
-1.5B pack take 12 to 14 s here against 5 s now; both give the same products to the bit
-(tests/model/engines/test_onednn.py). The numbers are the same matrix product added up in another order: they
-differ from MKL's in the last digits.
+slow generic path, and decoding multiplies each weight matrix by a single row. oneDNN, also inside
+PyTorch, picks its kernels by the instructions the CPU has, whoever made it. `use_onednn` swaps
+every `nn.Linear` of a float32 model for a `OneDNNLinear` holding the same weight tensor, not a
+copy: oneDNN reads it in place, in PyTorch's own row-major layout
+(`torch.ops.mkldnn._linear_pointwise`), so a load converts nothing (copying each weight into a
+oneDNN tensor first, with `to_mkldnn`, wrote the same numbers in the same layout and made loads
+much slower). Both give the same products to the bit (tests/model/engines/test_onednn.py). The
+numbers are the same matrix product added up in another order: they differ from MKL's in the last
+digits. The speed against MKL is measured by `scripts/benchmark.py --only onednn`, written to
+docs/speed.md ("float32 on oneDNN against MKL").
 
 Owns that swap. Does not load models (`kitchen.model.weights`) or touch int8 and bfloat16 models.
 """

@@ -2,10 +2,10 @@
 
 For a request that asks for log-probabilities, llama-cpp-python (0.3.x) ranks the whole vocabulary
 in Python for every token it writes: `sorted(zip(logprobs, range(n_vocab)), reverse=True)`, then
-keeps the first `logprobs` entries. Qwen's vocabulary has 151,936 entries: measured on 2 AVX2
-cores with the 0.5B GGUF, 282 ms per token with log-probabilities against 26 ms without, and 46 ms
-with this module's fix, same reply (`scripts/benchmark.py --only server`; upstream issue
-abetlen/llama-cpp-python#1983).
+keeps the first `logprobs` entries. Qwen's vocabulary has 151,936 entries, so that sort, not the
+model, sets the speed of a scored reply (upstream issue abetlen/llama-cpp-python#1983). What it
+costs with and without this module's fix is measured by `scripts/benchmark.py --only server`,
+written to docs/speed.md ("llama.cpp's server, with and without log-probabilities").
 
 Run this way, the server's `llama_cpp.llama` module gets `top_sorted` in place of the built-in
 `sorted` (its three calls are all that ranking): the `TOP` largest entries, in the same order as
