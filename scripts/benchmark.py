@@ -336,7 +336,7 @@ def section_load(tier: str, dtype: str) -> None:
     first = run_worker("load", tier, dtype, source="hub")  # fills the int8 cache when it is empty
     hub = [run_worker("load", tier, dtype, source="hub") for _ in range(RUNS)]
     hub_s = statistics.median(w["load_s"] for w in hub)
-    print(f"\nHub source: {hub_id}, {first['origin']} (HF_HUB_OFFLINE={os.environ.get('HF_HUB_OFFLINE', '')})\n")
+    print(f"\nHub source: {hub_id}, {first['origin']} (HF_HUB_OFFLINE: {'on' if current().hub_offline else 'off'})\n")
     print(table(["load", "seconds", "peak memory", "vs the pack's warm load"], [
         ["hub, first in this run", f"{first['load_s']:.2f}", f"{first['peak_mb']:,.0f} MB", f"{first['load_s'] / warm_s:.1f}x"],
         ["hub, warm, median of 3", f"{hub_s:.2f}", f"{statistics.median(w['peak_mb'] for w in hub):,.0f} MB",
