@@ -86,6 +86,16 @@ def test_the_speed_page_has_each_sections_markers_once():
     assert set(benchmark.SECTIONS) == {"load", "decode", "cache", "onednn", "batch", "server", "grammar"}
 
 
+def test_every_speed_section_a_docstring_points_to_is_there():
+    """Measured figures live in docs/speed.md, not in docstrings; a pointer names its section."""
+    headings = {line[3:].strip() for line in SPEED.read_text().splitlines() if line.startswith("## ")}
+    pointers = {(path.relative_to(ROOT).as_posix(), name)
+                for path in (ROOT / "kitchen").rglob("*.py")
+                for name in re.findall(r'docs/speed\.md(?:,| \() ?"([^"]+)"', path.read_text())}
+    assert len(pointers) >= 4
+    assert [(path, name) for path, name in sorted(pointers) if name not in headings] == []
+
+
 def test_replace_section_changes_only_what_stands_between_its_markers():
     page = ("# Speed\n\nprose\n\n<!-- a -->\nold a\n<!-- /a -->\n\n"
             "more prose\n<!-- b -->\nold b\n<!-- /b -->\n")

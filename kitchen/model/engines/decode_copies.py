@@ -11,7 +11,7 @@ batch), and the output layer at the end of a pre-fill, which reads only the last
 rounds the activations to bfloat16 and multiplies with torch's `_weight_int8pack_mm`. Its numbers
 differ from float32's by about 1% per layer; the chapters' claims were checked on this setting
 (`kitchen.claims`). How much faster it decodes here, and what it costs in memory, is measured by
-`scripts/benchmark.py --only decode` and written to docs/speed.md ("Decoding").
+`scripts/benchmark.py --only decode` and written to docs/speed.md ("Decode").
 
 Owns that layer, `FusedDecode` (the layers that read the same input, as one product for a decode
 step) and `use_int8_decode`, which installs both on a float32 model whose linear layers are already
