@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from kitchen.chapters.descriptions import count_words_schema
 from kitchen.harness.parsing import parse_tool_calls
@@ -74,6 +75,31 @@ def _examples_claim(tier: str, measured) -> None:
 
 _examples_claim("0.5b", SMALL_HERE)
 _examples_claim("1.5b", BIG_HERE)
+
+
+def restated(calls) -> list[str]:
+    """Arguments of count_words calls that only restate their parameter: every word of the value
+    (two or more) comes from the parameter's name or description, as in rhyme_title="The rhyme title."
+
+    >>> restated([("count_words", {"text": "Hello there", "rhyme_title": "The rhyme title."})])
+    ["rhyme_title='The rhyme title.'"]
+    """
+    properties = count_words_schema(False)["function"]["parameters"]["properties"]
+    found = []
+    for name, arguments in calls:
+        for param, value in (arguments.items() if name == "count_words" and isinstance(arguments, dict) else ()):
+            words = re.findall(r"[a-z]+", str(value).lower())
+            own = set(re.findall(r"[a-z]+", f"{param} {properties.get(param, {}).get('description', '')}".lower()))
+            if param in properties and len(words) >= 2 and set(words) <= own:
+                found.append(f"{param}={value!r}")
+    return found
+
+
+@claim("02.restates_the_parameter", "without examples, the 0.5B pack fills an argument with words taken from "
+       "that parameter's own name and description", "0.5b", SMALL_HERE, with_and_without_examples)
+def _restates(evidence) -> tuple[bool, str]:
+    found = restated(evidence["without"])
+    return bool(found), f"arguments that restate their parameter: {found or 'none'}; the call: {evidence['without']}"
 
 
 @claim("02.toolformer", "the call with its result makes the right answer far more likely than the question "

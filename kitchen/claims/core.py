@@ -57,21 +57,26 @@ class ClaimVerdict:
     def line(self) -> str:
         """One line for a notebook: the claim, yes or no on this run, and why."""
         mark = "yes" if self.holds else "NO"
-        where = ("" if self.measured_here else
-                 f" (this claim was measured on {_settings(self.claim.measured_on)}; "
-                 f"this run: {_setting(self.setting)})")
+        where = "" if self.measured_here else f" ({_where(self.claim.measured_on, self.setting)})"
         return f"[{self.claim.id}] {self.claim.text}: {mark}. {self.why}{where}"
 
     def __str__(self) -> str:
         return self.line()
 
 
-def _setting(s: RunSetting) -> str:
-    return f"{s[0]}, {s[1]}, {s[2]}"
+def _where(measured_on: tuple[RunSetting, ...], setting: RunSetting) -> str:
+    """Where a claim was measured and where this run was made, in a few words.
 
-
-def _settings(settings: tuple[RunSetting, ...]) -> str:
-    return "; ".join(_setting(s) for s in settings)
+    >>> _where(SMALL_PACK, (CODER_05, "replay", "float32"))
+    'measured on: pack in float32, int8-decode; this run: replay, float32'
+    """
+    sources: dict[str, list[str]] = {}
+    for _, source, dtype in measured_on:
+        sources.setdefault(source, []).append(dtype)
+    measured = "; ".join(f"{source} in {', '.join(dtypes)}" for source, dtypes in sources.items())
+    name, source, dtype = setting
+    model = "" if name in {n for n, _, _ in measured_on} else f", {name}"
+    return f"measured on: {measured}; this run: {source}, {dtype}{model}"
 
 
 def setting_of(model) -> RunSetting:

@@ -15,10 +15,10 @@ __getattr__, __all__ = exports(__name__, {
     "kitchen.exercises.quiz": ["self_check"],
     "kitchen.exercises.ch01": ["check_digit_tokens", "check_first_wrong_row", "check_partial_rows"],
     "kitchen.exercises.ch02": ["check_call_text", "check_enum_tool", "check_tool_cost"],
-    "kitchen.exercises.ch03": ["check_loop", "check_tool_message"],
+    "kitchen.exercises.ch03": ["check_cap", "check_loop"],
     "kitchen.exercises.ch04": ["check_call_tag_parser", "check_call_tag_text"],
-    "kitchen.exercises.ch05": ["check_session_order", "check_tools_call_frame"],
+    "kitchen.exercises.ch05": ["check_error_kinds", "check_tools_call_frame"],
     "kitchen.exercises.ch06": ["check_grades", "check_prediction", "replies_to_grade"],
     "kitchen.exercises.ch07": ["check_grammar", "check_tool_choice"],
-    "kitchen.exercises.ch08": ["CANDIDATES", "check_accuracy", "check_verdicts", "triangle_case"],
+    "kitchen.exercises.ch08": ["CANDIDATES", "check_overlap", "check_verdicts", "triangle_case"],
 })

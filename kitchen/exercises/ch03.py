@@ -1,20 +1,23 @@
 """Chapter 03's exercises: a harness loop of your own, run against scripted replies that fail on
-purpose, and the message that hands a tool's result back.
+purpose, and what the cap does to a model that never stops calling.
 
 The loop's contract: `loop(model, question, tools, max_steps) -> str`, where `model.generate`
 gives a reply (its `.text`), `tools` are Python functions, and the return value is the model's
 final answer (or a sentence saying the loop gave up).
 
->>> print(check_tool_message({"role": "tool", "content": "408"}))
-✓ Right (03.tool_message): the template wraps it as <tool_response>\\n408\\n</tool_response> in the prompt's next user turn, where the model reads it.
+>>> print(check_cap({"model calls": 3, "tool runs": 3}))
+✗ Not yet (03.cap): 3 model calls is right; not 3 tool runs: not every call the model writes is run.
+  Hint: A call is only worth running if a model call is left to read its result.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from kitchen.harness.loop import run_harness
 from kitchen.model.scripted import ScriptedModel
 from kitchen.tools import calculator
 from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
@@ -135,30 +138,59 @@ def check_loop(loop: Any) -> Feedback:
     return wrong(ex, "\n  ".join(lines), failed[0][0].hint)
 
 
-def check_tool_message(message: Any) -> Feedback:
-    """The message that hands the calculator's result, "408", back to the model."""
-    ex = "03.tool_message"
-    if blank(message):
-        return not_done(ex, "`message`")
-    if not isinstance(message, dict):
-        return wrong(ex, "a message is a dict with a role and a content.")
-    role, content = message.get("role"), message.get("content")
-    if role in ("user", "assistant", "system"):
-        said = {"user": "the user said it", "assistant": "the model said it itself",
-                "system": "it is an instruction"}[role]
-        return wrong(ex, f"with the role {role!r} the model reads it as if {said}, not as a tool's result.",
-                     "Qwen's template has a role of its own for results.")
-    if role != "tool":
-        return wrong(ex, f"the template knows no role {role!r}.", "Look at the roles the chat template handles.")
-    if not isinstance(content, str) or "408" not in content:
-        return wrong(ex, "its content should carry the result, 408, as text.")
-    chat = ScriptedModel([])
-    turns = [{"role": "user", "content": "What is 12 * 34?"},
-             {"role": "assistant", "content": "", "tool_calls": [
-                 {"type": "function", "function": {"name": "calculator", "arguments": {"expression": "12 * 34"}}}]},
-             message]
-    prompt = chat.render(turns, [calculator])
-    if f"<tool_response>\n{content}\n</tool_response>" not in prompt:
-        return wrong(ex, "the rendered prompt does not show it as a tool response.")
-    return right(ex, f"the template wraps it as <tool_response>\\n{content}\\n</tool_response> in the prompt's next "
-                     "user turn, where the model reads it.")
+CAP_STEPS = 3  # the cap the exercise asks about
+CAP_KEYS = ("model calls", "tool runs")
+
+
+@functools.lru_cache(maxsize=None)
+def cap_counts(max_steps: int = CAP_STEPS) -> dict[str, int]:
+    """What kitchen's harness does with a model that writes a new calculator call in every reply:
+    how many model calls it makes and how many times the calculator runs, with `max_steps`."""
+    runs: list[str] = []
+
+    @functools.wraps(calculator)
+    def counted(expression: str) -> str:
+        runs.append(expression)
+        return calculator(expression)
+
+    model = RecordingScript([call("calculator", {"expression": f"{n} + {n}"}) for n in range(1, MAX_CALLS + 1)])
+    run_harness(model, "What is 1 + 1?", [counted], max_steps=max_steps)
+    return {"model calls": len(model.seen), "tool runs": len(runs)}
+
+
+def check_cap(counts: Any) -> Feedback:
+    """A model that writes a new calculator call in every reply, run by `run_harness` with
+    max_steps=3: how many model calls, and how many times does the calculator run?"""
+    ex = "03.cap"
+    if blank(counts) or (isinstance(counts, dict) and any(blank(v) for v in counts.values())):
+        return not_done(ex, "`my_counts`")
+    if not isinstance(counts, dict) or set(counts) != set(CAP_KEYS) or \
+            not all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
+        return wrong(ex, f"give a dict with the keys {list(CAP_KEYS)}, each a whole number.")
+    truth = cap_counts()
+    calls, runs = counts["model calls"], counts["tool runs"]
+    if counts == truth:
+        return right(ex, f"{calls} model calls and {runs} tool runs: the call in reply {calls} never runs, since no "
+                         "model call would be left to read its result. The run ends at the cap, without an answer.")
+    problems, hint = [], ""
+    if calls == truth["model calls"]:
+        problems.append(f"{calls} model calls is right")
+    elif calls > truth["model calls"]:
+        problems.append(f"not {calls} model calls: max_steps={CAP_STEPS} caps the model calls, and the harness "
+                        "never makes more than that")
+        hint = "Look at what max_steps counts in kitchen.harness.loop (or in chapter 03's run_loop)."
+    else:
+        problems.append(f"not {calls} model calls: this model never answers in plain text, so nothing ends the "
+                        "run before the cap")
+        hint = "Only a plain answer or the cap ends a run."
+    if runs == truth["tool runs"]:
+        problems.append(f"{runs} tool runs is right")
+    elif runs > calls or runs > truth["model calls"]:
+        problems.append(f"not {runs} tool runs: the calculator runs at most once per reply here, and not always")
+    elif runs == truth["model calls"]:
+        problems.append(f"not {runs} tool runs: not every call the model writes is run")
+    else:
+        problems.append(f"not {runs} tool runs: too few. Each reply holds a new call, and the harness refuses "
+                        "only a call repeated with the same arguments")
+    return wrong(ex, "; ".join(problems) + ".", hint or "A call is only worth running if a model call is left to "
+                                                        "read its result.")

@@ -1,19 +1,42 @@
 """Chapter 05's exercises: a `tools/call` frame written by hand and sent to the real server, and
-the order of the messages that open a session.
+whose error the model reads when a call through MCP fails.
 
->>> print(check_session_order(["initialize", "notifications/initialized", "tools/list", "tools/call"]))
-✓ Right (05.session_order): the client asks to initialize, confirms with the notification, then lists the tools before calling one.
+>>> print(check_error_kinds(...))
+… Not done yet (05.error_kinds): replace the `...` of `my_kinds` with your answer, then run the cell again.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
-from kitchen.mcp import RawSession, WireLog
+import mcp.types as types
+from mcp.shared.exceptions import MCPError
+
+from kitchen.mcp import MCPToolbox, RawSession, WireLog
 from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
-OPENING = ["initialize", "notifications/initialized", "tools/list", "tools/call"]
+# The kinds of error result a model can read from a call through kitchen's MCP client.
+KINDS = ("tool_error", "invalid_arguments", "unknown_tool", "hidden_tool", "server_error", "timeout")
+SITUATIONS = {
+    "too big": "the model asks the calculator for 10 ** 10 ** 10",
+    "not listed": "the model calls get_weather before the application has switched the weather on",
+    "JSON-RPC error": "the server answers the model's tools/call with a JSON-RPC error, code -32603 (internal error)",
+    "no answer": "the server never answers the model's call",
+    "server died": "the model calls the calculator after the server process has stopped",
+}
+# Where to look when a situation's kind is wrong (never the kind itself).
+LOOK = {
+    "too big": "Who answered? The server ran the calculator and the calculator raised: section 3 shows what a "
+               "failing tool sends back, with its kind in _meta.",
+    "not listed": "Does the client send a call to a tool its list does not hold? And is get_weather hidden, "
+                  "or not on the list at all?",
+    "JSON-RPC error": "A JSON-RPC error is not a tool result: the server refused the request itself. "
+                      "kitchen/mcp/failures.py says how the client files it.",
+    "no answer": "Nothing came back: the client does not wait for ever (section 6).",
+    "server died": "The client knows its server process stopped: look at section 6's last call.",
+}
 
 
 def check_tools_call_frame(frame: Any, wire: WireLog | None = None, timeout: float = 10.0) -> Feedback:
@@ -67,27 +90,41 @@ def check_tools_call_frame(frame: Any, wire: WireLog | None = None, timeout: flo
     return right(ex, f"the server answered {shown}")
 
 
-def check_session_order(methods: Any) -> Feedback:
-    """The methods of the first four frames a client sends to an MCP server, in order, ending
-    with a call of a tool."""
-    ex = "05.session_order"
-    if blank(methods):
-        return not_done(ex, "`methods`")
-    if not isinstance(methods, (list, tuple)) or not all(isinstance(m, str) for m in methods):
-        return wrong(ex, "give a list of method names, such as 'tools/list'.")
-    methods = list(methods)
-    unknown = [m for m in methods if m not in OPENING]
-    if unknown:
-        return wrong(ex, f"{unknown} {'is' if len(unknown) == 1 else 'are'} not among the four; the chapter's wire log "
-                         "shows every frame's method.")
-    if methods == OPENING:
-        return right(ex, "the client asks to initialize, confirms with the notification, then lists the tools "
-                         "before calling one.")
-    if not methods or methods[0] != "initialize":
-        return wrong(ex, f"the session starts with {methods[0] if methods else 'nothing'}; a server answers nothing "
-                         "else before the client and it have agreed on a protocol version.")
-    if "notifications/initialized" not in methods or methods.index("notifications/initialized") != 1:
-        return wrong(ex, "after the server's answer to initialize, the client says it is ready before anything else.",
-                     "It is a notification: it has no id and gets no answer.")
-    return wrong(ex, "the client cannot call a tool it has not been told about.",
-                 "The names and schemas come from one request.")
+@functools.lru_cache(maxsize=None)
+def error_kinds(timeout: float = 1.0) -> dict[str, str]:
+    """The kind of error result the model reads in each of `SITUATIONS`: kitchen's MCP client
+    (`MCPToolbox`) on a real server started with its fault tools (`stall`, `crash`), `timeout`
+    seconds given to the stalled call."""
+    with MCPToolbox(faults=True) as box:
+        kinds = {"too big": box.call("calculator", {"expression": "10 ** 10 ** 10"}).error_kind,
+                 "not listed": box.call("get_weather", {"location": "Little Puddleton"}).error_kind}
+        # The SDK raises a JSON-RPC error answer as an MCPError; the client's failure handling files it.
+        # (This server sends one for an unknown tool only, and the client never sends it such a call.)
+        refused = MCPError(code=types.INTERNAL_ERROR, message="Internal error")
+        kinds["JSON-RPC error"] = box._failure_result("calculator", {}, refused, 0.0).error_kind
+        box.timeout = timeout
+        kinds["no answer"] = box.call("stall", {}).error_kind
+        box.call("crash", {})
+        kinds["server died"] = box.call("calculator", {"expression": "2 + 2"}).error_kind
+    return kinds
+
+
+def check_error_kinds(kinds: Any) -> Feedback:
+    """For each of `SITUATIONS`, the kind of error result the model reads next (`Error (kind): ...`),
+    one of `KINDS`."""
+    ex = "05.error_kinds"
+    if blank(kinds) or (isinstance(kinds, dict) and any(blank(k) for k in kinds.values())):
+        return not_done(ex, "`my_kinds`")
+    if not isinstance(kinds, dict) or set(kinds) != set(SITUATIONS) or \
+            not all(isinstance(k, str) and k in KINDS for k in kinds.values()):
+        return wrong(ex, f"give a dict with the keys {list(SITUATIONS)}, each one of {list(KINDS)}.")
+    truth = error_kinds()
+    off = [s for s in SITUATIONS if kinds[s] != truth[s]]
+    if not off:
+        mine = sorted({k for s, k in truth.items() if s in ("too big", "not listed")})
+        theirs = sorted({k for s, k in truth.items() if s not in ("too big", "not listed")})
+        return right(ex, f"{' and '.join(mine)} are the model's to fix with another call; {' and '.join(theirs)} "
+                         "come from the server's side, however well the call was written. Every one reaches the "
+                         "model as a result it can read, and the loop carries on.")
+    lines = [f"{s} ({SITUATIONS[s]}): not {kinds[s]!r}" for s in off]
+    return wrong(ex, f"{len(SITUATIONS) - len(off)} of {len(SITUATIONS)} right.\n  " + "\n  ".join(lines), LOOK[off[0]])

@@ -1,23 +1,28 @@
 """Chapter 07's exercises: a grammar that holds a calculator call to arithmetic only, and what
-each `tool_choice` lets the model write.
+each `tool_choice` grammar does with the `<tool_call>` token at a reply's first step.
 
->>> check_tool_choice({"none": "text", "auto": "either", "required": "call"}).status
+>>> check_tool_choice({"none": "masked", "auto": "allowed", "required": "forced", FENCED: True}).status
 'right'
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
 from kitchen.grammar.mask import Constraint
-from kitchen.grammar.calls import GrammarError
+from kitchen.grammar.calls import CALL_OPEN, GrammarError, call_grammar
 from kitchen.model.tokenizer import offline_tokenizer
+from kitchen.tools import TOY_TOOLS
 from kitchen.exercises.core import Feedback, blank, not_done, right, wrong
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
-CHOICES = {"none": "text", "auto": "either", "required": "call"}
-ANSWERS = ("text", "call", "either")
+SETTINGS = ("none", "auto", "required")
+TAG_RULES = ("masked", "allowed", "forced")  # what a grammar does with <tool_call> at the first step
+FENCED = "fenced JSON under none"
+# The 0.5B pack's first reply to 987 × 654 under tool_choice="none" in chapter 07's run (claim 07.none_writes_no_call).
+FENCED_CALL = '```json\n{\n  "name": "calculator",\n  "arguments": {\n    "expression": "987 * 654"\n  }\n}\n```'
 
 
 def call_text(name: str, expression: str) -> str:
@@ -39,10 +44,16 @@ SAMPLES = [
 ]
 
 
+@functools.lru_cache(maxsize=1)
+def tokenizer() -> Any:
+    """The 0.5B pack's tokenizer (from data/, no model), loaded once."""
+    return offline_tokenizer("0.5b")
+
+
 def allows(grammar: str, text: str) -> bool:
     """True when `grammar` lets a reply be exactly `text` and then end (token by token, as in
     generation, with the Qwen tokenizer)."""
-    tok = offline_tokenizer("0.5b")
+    tok = tokenizer()
     constraint = Constraint.for_tokenizer(tok, grammar)
     for token_id in tok(text, add_special_tokens=False)["input_ids"]:
         if not bool(constraint.allowed()[token_id]):
@@ -74,19 +85,45 @@ def check_grammar(grammar: Any) -> Feedback:
                  "that says number, operator, number (a rule can be a sequence of smaller rules).")
 
 
+@functools.lru_cache(maxsize=None)
+def tag_rules() -> dict[str, Any]:
+    """For each setting, what `call_grammar(TOY_TOOLS, setting)` does with the `<tool_call>` token at
+    a reply's first step ("masked", "allowed" or "forced": the only token allowed); and under
+    `FENCED`, whether the "none" grammar lets a reply be a call's JSON in a ```json fence."""
+    rules: dict[str, Any] = {}
+    for setting in SETTINGS:
+        allowed = Constraint.for_tokenizer(tokenizer(), call_grammar(TOY_TOOLS, setting)).allowed()
+        rules[setting] = "masked" if not allowed[CALL_OPEN] else "forced" if int(allowed.sum()) == 1 else "allowed"
+    rules[FENCED] = allows(call_grammar(TOY_TOOLS, "none"), FENCED_CALL)
+    return rules
+
+
 def check_tool_choice(answers: Any) -> Feedback:
-    """For each `tool_choice` ("none", "auto", "required"), what the grammar lets the model
-    write: "text", "call" or "either"."""
+    """For each `tool_choice` ("none", "auto", "required"), what its grammar does with the
+    `<tool_call>` token at the reply's first step: "masked", "allowed" or "forced"; and under
+    `FENCED`, True or False: can the model still write a call's JSON as text under "none"?"""
     ex = "07.tool_choice"
     if blank(answers) or (isinstance(answers, dict) and any(blank(a) for a in answers.values())):
-        return not_done(ex, "each `...` in `my_answers`")
-    if not isinstance(answers, dict) or set(answers) != set(CHOICES) or any(a not in ANSWERS for a in answers.values()):
-        return wrong(ex, f'give a dict with the keys {list(CHOICES)}, each one of {list(ANSWERS)}.')
-    off = [c for c in CHOICES if answers[c] != CHOICES[c]]
+        return not_done(ex, "`my_answers`")
+    keys = [*SETTINGS, FENCED]
+    if not isinstance(answers, dict) or set(answers) != set(keys) or \
+            any(answers[s] not in TAG_RULES for s in SETTINGS) or not isinstance(answers[FENCED], bool):
+        return wrong(ex, f"give a dict with the keys {keys}: each setting one of {list(TAG_RULES)}, and "
+                         f"{FENCED!r} True or False.")
+    truth = tag_rules()
+    off = [k for k in keys if answers[k] != truth[k]]
     if not off:
-        return right(ex, '"none" rules the tags out, "auto" lets the model choose, "required" allows nothing but a call.')
-    why = {"none": "with \"none\" the model is still free to write any text",
-           "auto": "\"auto\" decides nothing for the model",
-           "required": "with \"required\" the first token already has to open a call"}
-    return wrong(ex, "; ".join(f"not {answers[c]!r} for {c!r}" for c in off) + ".",
-                 why[off[0]] + ": look at what the chapter's grammar for it allows first.")
+        said = {"masked": "masks the tag", "allowed": "allows it among other tokens", "forced": "allows nothing else"}
+        fenced = ("only the tag is out of reach: a ```json fence is still text the model may write, and the harness "
+                  "runs none of it" if truth[FENCED] else "no call's JSON can be written at all")
+        return right(ex, "at the first step " + ", ".join(f'"{s}" {said[truth[s]]}' for s in SETTINGS)
+                     + f'. Under "none" {fenced}.')
+    look = {"none": 'Print call_grammar(TOY_TOOLS, "none"): its text is a regular expression. Can text ever be a '
+                    "special token?",
+            "auto": 'Under "auto" a reply may open a call three ways, or be text: is the tag one of the openings, '
+                    "and is it the only one?",
+            "required": 'Under "required" the reply is a call in tags: what can its very first token be?',
+            FENCED: 'Look again at the chapter\'s run under "none": what did the 0.5B write, and what did the grammar '
+                    "hold back?"}
+    return wrong(ex, "; ".join(f"not {answers[k]!r} for {k!r}" for k in off) + ".",
+                 look[off[0]] + " Build the mask with Constraint.for_tokenizer(model.tok, grammar).allowed() to see.")

@@ -1,5 +1,5 @@
-"""Chapter 08's exercises: predict BFCL's verdict on five calls for one case, and read an
-accuracy off a committed run.
+"""Chapter 08's exercises: predict BFCL's verdict on five calls for one case, and join two
+committed runs by case id: which cases did both get right?
 
 >>> check_verdicts([True, False, False, False, True]).status
 'right'
@@ -7,6 +7,8 @@ accuracy off a committed run.
 
 from __future__ import annotations
 
+import functools
+import numbers
 from types import SimpleNamespace
 from typing import Any
 
@@ -54,26 +56,47 @@ def check_verdicts(predictions: Any) -> Feedback:
     return wrong(ex, "\n  ".join(lines), "Print triangle_case().answer: the possible answers list every value accepted.")
 
 
-def accuracy(tier: str, mode: str, dtype: str, category: str) -> float:
-    """Percent right in `category` of a committed run."""
-    lines = [line for line in committed_runs()[(tier, mode, dtype)] if line["category"] == category]
-    return 100 * sum(bool(line["valid"]) for line in lines) / len(lines)
+PACK, DTYPE, CATEGORY = "0.5b", "int8", "parallel"
 
 
-def check_accuracy(percent: Any, tier: str = "0.5b", mode: str = "native", dtype: str = "int8",
-                   category: str = "parallel") -> Feedback:
-    """The accuracy (in percent, one decimal) of a committed run in one category, counted from
-    its lines with `read_results`."""
-    ex = "08.accuracy"
-    if blank(percent):
-        return not_done(ex, "`my_accuracy`")
-    if not isinstance(percent, (int, float)):
-        return wrong(ex, "give a percentage, a number.")
-    truth = accuracy(tier, mode, dtype, category)
-    if abs(percent - truth) < 0.05:
-        return right(ex, f"{truth:.1f}% of the {category} cases of the {tier} {mode} run ({dtype}).")
-    if 0 < percent <= 1 and abs(100 * percent - truth) < 5:
-        return wrong(ex, "that looks like a fraction; give it in percent.")
-    return wrong(ex, f"{percent:g}% is not what the committed lines give.",
-                 f"Keep the lines whose category is {category!r}, count those whose 'valid' is true, divide "
-                 "by how many there are.")
+@functools.lru_cache(maxsize=None)
+def right_ids(mode: str, category: str | None = CATEGORY) -> frozenset[str]:
+    """The ids of the cases the 0.5B pack's committed int8 run in `mode` got right (in `category`,
+    or in every category for None)."""
+    return frozenset(line["id"] for line in committed_runs()[(PACK, mode, DTYPE)]
+                     if line["valid"] and category in (None, line["category"]))
+
+
+def check_overlap(count: Any) -> Feedback:
+    """Of the `parallel` cases the 0.5B pack's constrained int8 run got right, how many did its
+    native int8 run get right as well? Counted by joining the two runs' lines by case id."""
+    ex = "08.overlap"
+    if blank(count):
+        return not_done(ex, "`my_count`")
+    if isinstance(count, float) and count.is_integer():
+        count = int(count)
+    if not isinstance(count, numbers.Integral) or isinstance(count, bool):
+        return wrong(ex, "give a count of cases: a whole number.")
+    constrained, native = right_ids("constrained"), right_ids("native")
+    both = constrained & native
+    count = int(count)
+    if count == len(both):
+        return right(ex, f"{len(both)} of the {len(constrained)} parallel cases the constrained run got right, the "
+                         f"native run got right too; it got {len(native - constrained)} right that the constrained "
+                         "run missed.")
+    hint = ("Make a dict {line['id']: line} of the native run's lines, then go through the constrained run's "
+            "parallel lines and count those valid in both.")
+    known = {
+        len(constrained): "that is how many parallel cases the constrained run got right in all; keep those the "
+                          "native run got right as well",
+        len(native): "that is how many parallel cases the native run got right in all; the question starts from "
+                     "the constrained run's right cases",
+        len(constrained - native): "that counts the constrained run's right cases that the native run got wrong",
+        len(native - constrained): "that counts the cases only the native run got right",
+        len(right_ids("constrained", None) & right_ids("native", None)): "that counts every category; keep the "
+                                                                         "parallel cases only",
+    }
+    if count in known:
+        return wrong(ex, f"{count}: {known[count]}.", hint)
+    return wrong(ex, f"{count} is not what the committed lines give.",
+                 "Keep the lines whose category is 'parallel'. " + hint)

@@ -15,5 +15,5 @@ __getattr__, __all__ = exports(__name__, {
     "kitchen.harness.protocols": ["ANSWER_NOTE", "NATIVE", "PROTOCOLS", "CallTagProtocol", "FencedJSONProtocol", "NativeProtocol", "PythonCallProtocol"],
     "kitchen.harness.prompts": ["prompt_parts", "tool_costs", "tools_block"],
     "kitchen.harness.parsing.robust": ["parse_tool_calls"],
-    "kitchen.harness.parsing.results": ["FORMATS", "ParseError", "ParseResult", "ToolCall"],
+    "kitchen.harness.parsing.results": ["FORMATS", "NATIVE_FORMATS", "ParseError", "ParseResult", "ToolCall"],
 })

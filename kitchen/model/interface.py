@@ -19,6 +19,8 @@ Dtype = Literal["bfloat16", "float32", "int8", "int8-decode", "none"]
 # int8: int8 weights, float32 activations (kitchen.model.engines.quantized); int8-decode: float32 for the pre-fill,
 # an int8 copy of the weights for every one-token-per-row step (kitchen.model.engines.decode_copies).
 DTYPES: tuple[Dtype, ...] = ("bfloat16", "float32", "int8", "int8-decode")  # the settings a live model can run in
+SOURCE_LABELS: dict[str, str] = {"hub": "Hugging Face hub", "pack": "offline pack", "replay": "recorded runs",
+                                 "scripted": "scripted replies", "server": "inference server"}
 
 
 @dataclass(frozen=True)
@@ -33,12 +35,22 @@ class ModelInfo:
     engine: str = "transformers"
 
     def announce(self) -> str:
+        """One short line: the exact model, its source and dtype. `details()` says the rest.
+
+        >>> ModelInfo("0.5b", "Qwen2.5-Coder-0.5B-Instruct", "pack", "offline pack …", "float32").announce()
+        'Running Qwen2.5-Coder-0.5B-Instruct (0.5B tier) · source: offline pack · dtype: float32'
+        """
         label = self.tier.upper()
         if self.source == "replay":
-            return (f"Replaying {self.model_name} ({label} tier) · source: {self.origin} · "
+            return (f"Replaying {self.model_name} ({label} tier) · source: recorded runs · "
                     f"dtype when recorded: {self.dtype} · no model runs here")
-        return (f"Running {self.model_name} ({label} tier) · source: {self.origin} · "
-                f"dtype: {self.dtype} · engine: {self.engine}")
+        return f"Running {self.model_name} ({label} tier) · source: {SOURCE_LABELS[self.source]} · dtype: {self.dtype}"
+
+    def details(self) -> str:
+        """Everything about what runs, a line each: where the weights came from and how the engine runs them."""
+        rows = [("model", f"{self.model_name} ({self.tier.upper()} tier)"), ("source", f"{self.source}: {self.origin}"),
+                ("dtype", self.dtype), ("engine", self.engine)]
+        return "\n".join(f"{name:7} {value}" for name, value in rows)
 
     def to_dict(self) -> dict[str, str]:
         return dict(self.__dict__)

@@ -30,7 +30,7 @@ def load_model(tier: str | None = None, source: str | None = None, *, dtype: str
     While `KITCHEN_RECORD` is set (see `scripts/record.py`), a live model's runs are recorded,
     and a replay request is served by the live pack when it is installed, so it gets recorded.
     In a notebook: `model = load_model("1.5b")` prints "Running Qwen2.5-Coder-1.5B-Instruct
-    (1.5B tier) · source: offline pack … · dtype: float32 · engine: transformers  [why]".
+    (1.5B tier) · source: offline pack · dtype: float32  [why]"; `model.info.details()` says the rest.
     `source="server"` (or `KITCHEN_MODEL=server:http://HOST:PORT`) uses the inference server at
     `url` (or the one `KITCHEN_MODEL` names) through its OpenAI completions API.
     """

@@ -119,12 +119,12 @@ class ComparePanes:
         exact = exact_answer(question)
         try:
             gen = ask_tools_off(model, question, lambda t: self.off.write(t.text), self.max_new_tokens)
-            self.off.footer.value = (f"{gen.new_tokens} tokens, {gen.seconds:.1f} s · "
+            self.off.footer.value = (f"{gen.new_tokens} tokens, {gen.seconds:.1f} s on this machine · "
                                      f"{html.escape(answer_line(gen.text, exact))}")
             trace = ask_tools_on(model, question, self.tools, lambda e: _on_event(self.on, e),
                                  self.max_new_tokens)
             tokens = sum(s.generation.new_tokens for s in trace.steps)
-            self.on.footer.value = (f"{len(trace.steps)} model calls, {tokens} tokens, {trace.seconds:.1f} s · "
+            self.on.footer.value = (f"{len(trace.steps)} model calls, {tokens} tokens, {trace.seconds:.1f} s on this machine · "
                                     f"{html.escape(answer_line(trace.answer or '', exact))}")
         except LookupError as err:  # a replay model asked something it never recorded
             message = f"<span style='color:#b00'>{html.escape(str(err))}</span>"
@@ -302,7 +302,7 @@ def _phase_html(event: Event, added: str) -> str:
         g = event.data["generation"]
         return (f"<p>The new part of the prompt ({len(added)} characters):</p>"
                 f"<pre style='white-space:pre-wrap;background:#f4f4f4;color:#111'>{html.escape(added)}</pre>"
-                f"<p>The model wrote {g.new_tokens} tokens in {g.seconds:.1f} s "
+                f"<p>The model wrote {g.new_tokens} tokens in {g.seconds:.1f} s on this machine "
                 f"(prompt {len(g.prompt_ids):,} tokens, {g.prefilled_tokens:,} pre-filled), "
                 f"stopped by {g.stop_reason}:</p><pre style='white-space:pre-wrap'>{html.escape(g.text)}</pre>")
     if event.kind == "parsed":

