@@ -64,7 +64,7 @@ def test_a_cached_hub_model_is_chosen_and_loaded_without_a_request(hub_home, no_
     assert (tier, source) == ("0.5b", "hub") and "local cache" in why
     model = load.load_model(dtype="float32")
     line = capsys.readouterr().out
-    assert f"Running {HUB_ID} (0.5B tier)" in line and f"commit {FAKE_COMMIT[:12]}" in line
+    assert f"Running {HUB_ID} (0.5B tier)" in line and f"commit {FAKE_COMMIT[:12]}" in model.info.details()
     assert ("cache only" in line) == offline
     reply = model.generate([{"role": "user", "content": "Hi"}], max_new_tokens=3)
     assert reply.new_tokens == 3
