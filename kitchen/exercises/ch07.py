@@ -44,16 +44,10 @@ SAMPLES = [
 ]
 
 
-@functools.lru_cache(maxsize=1)
-def tokenizer() -> Any:
-    """The 0.5B pack's tokenizer (from data/, no model), loaded once."""
-    return offline_tokenizer("0.5b")
-
-
 def allows(grammar: str, text: str) -> bool:
     """True when `grammar` lets a reply be exactly `text` and then end (token by token, as in
     generation, with the Qwen tokenizer)."""
-    tok = tokenizer()
+    tok = offline_tokenizer("0.5b")
     constraint = Constraint.for_tokenizer(tok, grammar)
     for token_id in tok(text, add_special_tokens=False)["input_ids"]:
         if not bool(constraint.allowed()[token_id]):
@@ -92,7 +86,7 @@ def tag_rules() -> dict[str, Any]:
     `FENCED`, whether the "none" grammar lets a reply be a call's JSON in a ```json fence."""
     rules: dict[str, Any] = {}
     for setting in SETTINGS:
-        allowed = Constraint.for_tokenizer(tokenizer(), call_grammar(TOY_TOOLS, setting)).allowed()
+        allowed = Constraint.for_tokenizer(offline_tokenizer("0.5b"), call_grammar(TOY_TOOLS, setting)).allowed()
         rules[setting] = "masked" if not allowed[CALL_OPEN] else "forced" if int(allowed.sum()) == 1 else "allowed"
     rules[FENCED] = allows(call_grammar(TOY_TOOLS, "none"), FENCED_CALL)
     return rules

@@ -42,7 +42,7 @@ class ModelInfo:
         """
         label = self.tier.upper()
         if self.source == "replay":
-            return (f"Replaying {self.model_name} ({label} tier) · source: recorded runs · "
+            return (f"Replaying {self.model_name} ({label} tier) · source: {SOURCE_LABELS[self.source]} · "
                     f"dtype when recorded: {self.dtype} · no model runs here")
         return f"Running {self.model_name} ({label} tier) · source: {SOURCE_LABELS[self.source]} · dtype: {self.dtype}"
 
