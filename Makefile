@@ -19,10 +19,15 @@ LEARNER_INSTALL := $(INSTALL) --only-binary :all: $(if $(TORCH_INDEX),--extra-in
 # machine with PyTorch can run and the committed notebook outputs were made in: elsewhere the default
 # setting can differ (docs/engines.md). The recordings were made in float32.
 OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=pack KITCHEN_DTYPE=int8-decode
-# llama-cpp-python (the `server` extra) is built from source. A native build (-march=native) uses
-# every instruction the CPU lists, AMX included, and its AMX code dies with "Illegal instruction" in
-# a VM that does not grant AMX state; AVX2 runs on any x86-64 CPU of the last decade.
-LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# llama-cpp-python and llama.cpp's llama-server (the `server` extra) are built from the same source
+# with the same switches, chosen from this CPU (`python -m kitchen.model.server.build --flags`): every
+# instruction set it lists (AVX2, AVX-512, VNNI, BF16, ...) but AMX, unless the OS grants AMX state
+# (a native build's AMX code dies with "Illegal instruction" in a VM that does not).
+LLAMA_CMAKE = $(shell $(PY) -m kitchen.model.server.build --cmake-args)
+# `make classroom`: where llama-server listens (HOST=0.0.0.0 for the room's network) and its slots.
+HOST ?= 127.0.0.1
+PORT ?= 8080
+LEARNERS ?= 30
 # The browser phase and `make book` drive this Chromium (Debian's by default) with Playwright.
 CHROMIUM ?= /usr/bin/chromium
 export KITCHEN_CHROMIUM := $(CHROMIUM)
@@ -49,7 +54,7 @@ LEARNER := $(VENV)/.installed
 EXTRAS := server demo dev
 # `make test-pythons` checks the install and the unit phase on each of these.
 PYTHONS ?= 3.11 3.12 3.13
-.PHONY: help venv venv-all lab demo test test-unit test-fast test-model test-claims test-server test-notebooks \
+.PHONY: help venv venv-all llama-server classroom lab demo test test-unit test-fast test-model test-claims test-server test-notebooks \
 	test-browser test-pythons browser notebooks record benchmark book lock clean
 
 ## List the targets and what each does.
@@ -74,10 +79,21 @@ $(LEARNER): pyproject.toml $(LOCK) $(DATA_REQUIREMENTS)
 # --no-warn-conflicts: else pip lists, at each install, the dependencies bfcl-eval declares and goes without.
 $(VENV)/.extra-%: $(LEARNER)
 	$(if $(filter server,$*),CMAKE_ARGS="$(LLAMA_CMAKE)") $(INSTALL) --no-warn-conflicts -e ".[$*]"
+	$(if $(filter server,$*),$(PY) -m kitchen.model.server.build)
 	touch $@
 
 ## The learner set and every extra (server, demo, dev): what `make test` needs.
 venv-all: $(EXTRAS:%=$(VENV)/.extra-%)
+
+## llama.cpp's own llama-server, built from the pinned llama-cpp-python sdist for this CPU (the server
+## extra; 10 minutes on 2 cores, once): prints the switches it chose and where the binary is.
+llama-server: $(VENV)/.extra-server
+	$(PY) -m kitchen.model.server.build
+
+## A room on one machine: llama-server on both packs, a slot per learner (LEARNERS=30), on HOST:PORT
+## (127.0.0.1:8080; HOST=0.0.0.0 serves the room's network). Learners: KITCHEN_MODEL=server:http://HOST:PORT.
+classroom: llama-server
+	$(PY) -m kitchen.model.server.llama_server --host $(HOST) --port $(PORT) --parallel $(LEARNERS)
 
 ## Open the notebooks in JupyterLab (as any user, root included), with LAB_ARGS passed on.
 lab: venv

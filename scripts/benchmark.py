@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -225,7 +226,17 @@ def worker_llamacpp(tier: str, dtype: str) -> dict:
     return {"prefill_s": statistics.median(r["prefill_s"] for r in runs),
             "decode_tok_s": statistics.median(r["decode_tok_s"] for r in runs),
             "new_tokens": statistics.median(r["tokens"] for r in runs), "load_s": load_s,
-            "weight_bytes": gguf.stat().st_size, "peak_mb": peak_mb()}
+            "weight_bytes": gguf.stat().st_size, "peak_mb": peak_mb(), "build": llamacpp_build()}
+
+
+def llamacpp_build() -> str:
+    """The instruction sets this llama.cpp was built with, as it reports them itself
+    (`llama_print_system_info`: "AVX2 = 1 | AVX512 = 0 | ..."), e.g. 'AVX AVX2 FMA F16C'."""
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    names = [name for name, on in re.findall(r"([A-Z][A-Z0-9_]*) = (\d)", info) if on == "1"]
+    return " ".join(dict.fromkeys(n for n in names if n not in ("REPACK", "LLAMAFILE", "OPENMP"))) or "generic"
 
 
 def worker_cache(tier: str, dtype: str) -> dict:
@@ -272,12 +283,12 @@ def worker_batch(tier: str, dtype: str) -> dict:
 
 def worker_server(tier: str, dtype: str) -> dict:
     """ms per token of one reply (top 5 candidates per token), median of RUNS, on each server."""
-    from kitchen.model.server.llama_python import llama_server
+    from kitchen.model.server.llama_python import llama_python_server
     from kitchen.model.server.client import ServerModel
 
     ms, replies = {}, {}
     for way, full in (("fast", False), ("full", True)):
-        with llama_server(tier, ranked_in_full=full) as url:
+        with llama_python_server(tier, ranked_in_full=full) as url:
             scored, bare = ServerModel(url, tier), ServerModel(url, tier, scores=False)
             scored.generate(PROMPT, max_new_tokens=8)  # warm-up: the first request loads the model
             for name, model in ((way, scored), (f"{way}_bare", bare)):
@@ -352,7 +363,9 @@ def section_decode(tier: str, dtype: str) -> dict:
         import llama_cpp  # noqa: F401  (a reference only: never a dependency of the notebooks)
 
         results["llama.cpp"] = run_worker("llamacpp", tier, "gguf")
-        note = f"llama.cpp: llama-cpp-python {llama_cpp.__version__}, same GGUF file, {os.cpu_count()} threads"
+        # `make venv-all` builds it with this CPU's instruction sets (kitchen.model.server.build), as llama-server
+        note = (f"llama.cpp: llama-cpp-python {llama_cpp.__version__}, same GGUF file, {os.cpu_count()} threads, "
+                f"built for: {results['llama.cpp']['build']} (this CPU's best: {cpu_best()})")
     except ImportError:
         note = ("llama.cpp: not measured, llama-cpp-python is not installed here (it is a reference, "
                 "never a dependency; `pip install llama-cpp-python` builds it from source)")
@@ -377,6 +390,13 @@ def section_decode(tier: str, dtype: str) -> dict:
         print(f"default setting here ({dtype}): {ratio:.2f} of llama.cpp's decode tokens/s "
               f"(target: at least {TARGET_VS_LLAMACPP}; {'met' if ratio >= TARGET_VS_LLAMACPP else 'NOT met'})")
     return results
+
+
+def cpu_best() -> str:
+    """The instruction sets a build for this CPU gets (`python -m kitchen.model.server.build --flags`)."""
+    from kitchen.model.server import build
+
+    return build.label(build.this_cpu())
 
 
 def memory_verdict(tier: str, results: dict) -> str:

@@ -1,24 +1,30 @@
-"""A classroom on one inference server: N learners run chapter 03's two-call task at once.
+"""A real room on one inference server: N learners, each running a different chapter-03 task, at once.
 
-    python scripts/load_test.py                          # llama.cpp's server on the 1.5B pack, 30 learners
-    python scripts/load_test.py --learners 0 --scores    # only the task alone, with probabilities
+    python scripts/load_test.py                          # both servers, the 1.5B pack, 30 learners
+    python scripts/load_test.py --server llama-server    # one of them (or llama-cpp-python)
     python scripts/load_test.py --url http://HOST:PORT   # a server that is already running (vLLM, ...)
     python scripts/load_test.py --write docs/speed.md    # and record the result in that page
 
-Each simulated learner is a thread with its own `ServerModel` that runs chapter 03's first
-multi-step task (which rhyme mentions a sheep, then count its words: `search_rhymes`, then
-`count_words`) through the harness, as the chapter does, asking for the text only (`--scores`
-asks for each token's probabilities too, as the notebooks do). First the task runs one learner at
-a time (`--solo` times; greedy decoding makes every run the same task, so a few give the
-one-at-a-time rate); then all N learners start it together. Printed: p50/p95 seconds per task in the crowd and alone,
-finished tasks per minute both ways and their ratio, and whether the server batches or queues:
-a probe sends four different requests at once and compares their time with one alone (four
-times as long: queued). A crowd can beat one-at-a-time even on a queueing server: its learners
-send the same prompts, and a server that keeps the last prompt's cache skips their pre-fill.
+The room's tasks (`room_tasks`): every task of `data/tasks.json` (chapter 03's single- and
+multi-step tasks), then generated multiplications (`What is 4821 × 377?`, calculator) until there
+is one per learner, shuffled with a fixed seed: thirty different prompts, so no server is helped
+by a cache of the prompt the learner before sent. Each simulated learner is a thread with its own
+`ServerModel` that runs its task through the harness, as chapter 03 does, asking for the text only
+(`--scores` asks for each token's probabilities too, as the notebooks do).
 
-Bounded: at most `--learners` threads, each request times out after `--timeout` seconds (a
-`ServerError`, counted as a failed task), and learners still running after `--deadline` seconds
-are counted as unfinished. Nothing leaves 127.0.0.1 unless `--url` says so.
+On each server, first every task runs alone, one after another (the one-at-a-time rate and each
+task's time alone); then all N learners start together. Printed per server: p50/p95 seconds per
+task in the room and alone, a task's time in the room against its time alone (p50, p95), finished
+tasks per minute both ways and their ratio; and the batching probe: K different requests sent at
+once against one alone (K times as long: queued; near 1: batched).
+
+The servers: llama.cpp's own `llama-server` with one slot per learner
+(`kitchen.model.server.llama_server`, built from the pinned source), and llama-cpp-python's server
+(`kitchen.model.server.llama_python`), which answers one request at a time.
+
+Bounded: at most `--learners` threads (at most 64), each request times out after `--timeout`
+seconds (a `ServerError`, counted as a failed task), and learners still running after
+`--deadline` seconds are counted as unfinished. Nothing leaves 127.0.0.1 unless `--url` says so.
 
 With `--write docs/speed.md` what the run prints also replaces what stands between the page's
 `<!-- load_test -->` and `<!-- /load_test -->` markers, under a line naming the machine, the date
@@ -28,7 +34,7 @@ and the command (`scripts/speed_doc.py`); the page's prose is left as it is.
 from __future__ import annotations
 
 import argparse
-import statistics
+import random
 import threading
 import time
 from contextlib import nullcontext
@@ -38,49 +44,74 @@ from pathlib import Path
 import httpx
 import speed_doc  # beside this script: the --write option's markers
 
+from kitchen.chapters.tasks import Task, grade, load_tasks
 from kitchen.harness.loop import run_harness
-from kitchen.model.server.llama_python import llama_server
 from kitchen.harness.protocols import NativeProtocol
+from kitchen.model.server import build
 from kitchen.model.server.client import ServerError, ServerModel
-from kitchen.chapters.tasks import grade, load_tasks
+from kitchen.model.server.llama_python import llama_python_server
+from kitchen.model.server.llama_server import llama_cpp_server
 
 BARE = NativeProtocol(result_note="")  # as chapter 03 runs its multi-step tasks
+MAX_LEARNERS = 64
+SEED = 3
+
+
+def room_tasks(n: int, seed: int = SEED) -> list[Task]:
+    """`n` different tasks: data/tasks.json's, then generated multiplications, shuffled by `seed`.
+
+    >>> tasks = room_tasks(30)
+    >>> len(tasks), len({t.request for t in tasks}), tasks == room_tasks(30)
+    (30, 30, True)
+    """
+    rng = random.Random(seed)
+    tasks = load_tasks("single") + load_tasks("multi")
+    seen = {t.request for t in tasks}
+    while len(tasks) < n:
+        a, b = rng.randint(100, 9999), rng.randint(11, 999)
+        request = f"What is {a} × {b}?"
+        if request not in seen:
+            seen.add(request)
+            tasks.append(Task(request, ["calculator"], {"call": {"name": "calculator",
+                                                                 "arguments": {"expression": f"{a} * {b}"}}}))
+    rng.shuffle(tasks)
+    return tasks[:n]
 
 
 @dataclass
 class Outcome:
+    task: str
     seconds: float
-    completed: bool  # the task's grade: both tools ran and the answer holds the right count
+    completed: bool  # the task's grade: the tools ran and the answer holds the right value
     requests: int  # model calls the harness made
     error: str = ""
 
 
-def one_task(url: str, tier: str, timeout: float, scores: bool = False) -> Outcome:
-    task = load_tasks("multi")[0]
+def one_task(url: str, tier: str, task: Task, timeout: float, scores: bool = False) -> Outcome:
     t0 = time.perf_counter()
     try:
         model = ServerModel(url, tier, timeout=timeout, scores=scores)
         trace = run_harness(model, task.request, task.functions, protocol=BARE, max_steps=5, max_new_tokens=120)
     except ServerError as err:
-        return Outcome(time.perf_counter() - t0, False, 0, str(err))
-    return Outcome(time.perf_counter() - t0, grade(task, trace).completed, len(trace.steps))
+        return Outcome(task.request, time.perf_counter() - t0, False, 0, str(err))
+    return Outcome(task.request, time.perf_counter() - t0, grade(task, trace).completed, len(trace.steps))
 
 
-def crowd(url: str, tier: str, learners: int, timeout: float, deadline: float,
+def crowd(url: str, tier: str, tasks: list[Task], timeout: float, deadline: float,
           scores: bool = False) -> tuple[list[Outcome], float, int]:
-    """All learners at once: their outcomes, the wall time until the last finished, and how many
-    were still running at the deadline."""
+    """One learner per task, all at once: their outcomes, the wall time until the last finished,
+    and how many were still running at the deadline."""
     outcomes: list[Outcome] = []
     lock = threading.Lock()
-    start = threading.Barrier(learners + 1)
+    start = threading.Barrier(len(tasks) + 1)
 
-    def learner() -> None:
+    def learner(task: Task) -> None:
         start.wait()
-        outcome = one_task(url, tier, timeout, scores)
+        outcome = one_task(url, tier, task, timeout, scores)
         with lock:
             outcomes.append(outcome)
 
-    threads = [threading.Thread(target=learner, daemon=True) for _ in range(learners)]
+    threads = [threading.Thread(target=learner, args=(task,), daemon=True) for task in tasks]
     for t in threads:
         t.start()
     start.wait()
@@ -100,20 +131,53 @@ def percentile(values: list[float], q: float) -> float:
     return ranked[max(0, min(len(ranked) - 1, -(-len(ranked) * q // 100) - 1))] if ranked else float("nan")
 
 
-def table(crowd_out: list[Outcome], crowd_wall: float, unfinished: int, solo_out: list[Outcome],
-          solo_wall: float) -> list[str]:
-    """The result as Markdown rows, crowd and alone. A task that hit an error counts as failed,
-    not finished; the rate counts finished tasks."""
-    def row(name: str, out: list[Outcome], wall: float) -> str:
-        ok = [o for o in out if not o.error]
-        times = [o.seconds for o in ok]
-        rate = 60 * len(ok) / wall if wall else float("nan")
-        return (f"| {name} | {len(ok)} | {len(out) - len(ok)} | {sum(o.completed for o in ok)} | "
-                f"{percentile(times, 50):.1f} | {percentile(times, 95):.1f} | {wall:.0f} | {rate:.2f} |")
-    return ["| run | tasks finished | failed (error) | completed right | p50 s/task | p95 s/task | wall s | tasks/min |",
-            "|---|---|---|---|---|---|---|---|",
-            row(f"{len(crowd_out) + unfinished} learners at once", crowd_out, crowd_wall),
-            row("one learner at a time", solo_out, solo_wall)]
+@dataclass
+class ServerRun:
+    """One server's measurements: the tasks alone, the room, the probe."""
+
+    name: str
+    alone: list[Outcome]
+    alone_wall: float
+    room: list[Outcome]
+    room_wall: float
+    unfinished: int
+    together: float  # the probe: K requests at once, in units of one alone
+    probe_k: int
+
+    def rate(self, out: list[Outcome], wall: float) -> float:
+        return 60 * sum(not o.error for o in out) / wall if wall else float("nan")
+
+    def slowdown(self, q: float) -> float:
+        """The q-th percentile, over the tasks, of a task's time in the room against its time alone."""
+        alone = {o.task: o.seconds for o in self.alone if not o.error}
+        return percentile([o.seconds / alone[o.task] for o in self.room if not o.error and o.task in alone], q)
+
+
+def table(runs: list[ServerRun]) -> list[str]:
+    """The result as Markdown rows, per server: the room and one learner at a time. A task that
+    hit an error counts as failed, not finished; the rate counts finished tasks."""
+    rows = ["| server | run | tasks finished | failed (error) | completed right | p50 s/task | p95 s/task | "
+            "wall s | tasks/min |", "|---|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        for name, out, wall, extra in ((f"{len(run.room) + run.unfinished} learners at once", run.room,
+                                        run.room_wall, run.unfinished),
+                                       ("one learner at a time", run.alone, run.alone_wall, 0)):
+            ok = [o for o in out if not o.error]
+            times = [o.seconds for o in ok]
+            rows.append(f"| {run.name} | {name} | {len(ok)} | {len(out) - len(ok) + extra} | "
+                        f"{sum(o.completed for o in ok)} | {percentile(times, 50):.1f} | {percentile(times, 95):.1f} | "
+                        f"{wall:.0f} | {run.rate(out, wall):.2f} |")
+    return rows
+
+
+def verdict(run: ServerRun) -> str:
+    """Batched or queued (from the probe), the room's rate against one at a time, and a task's
+    time in the room against alone."""
+    how = ("batched" if run.together < run.probe_k / 2 else "queued") + (
+        f": {run.probe_k} different requests sent at once took {run.together:.1f}× the time of one alone")
+    ratio = run.rate(run.room, run.room_wall) / run.rate(run.alone, run.alone_wall)
+    return (f"{run.name}: {how}. Finished tasks per minute, room against one at a time: {ratio:.2f}×; "
+            f"a task's time in the room against alone: p50 {run.slowdown(50):.1f}×, p95 {run.slowdown(95):.1f}×.")
 
 
 def batching_probe(url: str, served: str, n: int = 4, tokens: int = 32) -> float:
@@ -136,34 +200,23 @@ def batching_probe(url: str, served: str, n: int = 4, tokens: int = 32) -> float
     return (time.perf_counter() - t0) / alone
 
 
-def verdict(crowd_out: list[Outcome], crowd_wall: float, solo_out: list[Outcome], solo_wall: float,
-            together: float, n: int = 4) -> str:
-    """Batched or queued (from the probe), and the crowd's rate against one-at-a-time's."""
-    def rate(out: list[Outcome], wall: float) -> float:
-        return sum(not o.error for o in out) / wall if wall else 0.0
-    ratio = rate(crowd_out, crowd_wall) / rate(solo_out, solo_wall) if rate(solo_out, solo_wall) else float("nan")
-    how = ("batched" if together < n / 2 else "queued") + (
-        f": {n} different requests sent at once took {together:.1f}× the time of one alone")
-    ok = [o.seconds for o in crowd_out if not o.error]
-    p50_ratio = percentile(ok, 50) / percentile([o.seconds for o in solo_out if not o.error], 50)
-    return (f"{how}. Finished tasks per minute, crowd against one at a time: {ratio:.2f}×; "
-            f"a learner's p50 time per task in the crowd against alone: {p50_ratio:.1f}×.")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--url", help="a running server (default: start llama.cpp's on the tier's pack)")
+    parser.add_argument("--server", choices=["both", "llama-server", "llama-cpp-python"], default="both")
+    parser.add_argument("--url", help="a running server instead (its name in the table: --server)")
     parser.add_argument("--tier", default="1.5b", choices=["0.5b", "1.5b"],
-                        help="the pack llama.cpp serves (the 1.5B is the tier that completes the task)")
-    parser.add_argument("--learners", type=int, default=30)
-    parser.add_argument("--solo", type=int, default=5, help="the task run alone, one after another, this many times")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds one request may take")
+                        help="the pack served (the 1.5B is the tier that completes chapter 03's tasks)")
+    parser.add_argument("--learners", type=int, default=30, help=f"at most {MAX_LEARNERS}")
+    parser.add_argument("--probe", type=int, default=4, help="requests the batching probe sends at once")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds one request may take")
     parser.add_argument("--scores", action="store_true",
-                        help="ask for each token's probabilities, as the notebooks do (slower on llama.cpp)")
-    parser.add_argument("--deadline", type=float, default=3600.0, help="seconds the crowd may take in all")
+                        help="ask for each token's probabilities, as the notebooks do (slower)")
+    parser.add_argument("--deadline", type=float, default=3600.0, help="seconds the room may take in all")
     parser.add_argument("--write", metavar="FILE", type=Path,
                         help="also write the result between the load_test markers in FILE (docs/speed.md)")
     args = parser.parse_args()
+    if not 1 <= args.learners <= MAX_LEARNERS:
+        parser.error(f"--learners: between 1 and {MAX_LEARNERS}")
     if args.write and (why := speed_doc.check_markers(args.write, [speed_doc.LOAD_TEST])):
         parser.error(f"--write: {why}")  # before the run, not after it
     with speed_doc.tee() as printed:
@@ -173,30 +226,47 @@ def main() -> None:
         print(f"(written to {args.write}, between the {speed_doc.LOAD_TEST} markers)")
 
 
-def run(args: argparse.Namespace) -> None:
-    """The run itself: one learner at a time, then the crowd and the probe; the report printed."""
-    with (nullcontext(args.url) if args.url else llama_server(args.tier)) as url:
+def serve(name: str, args: argparse.Namespace):
+    """The server to measure: the given URL, or one started here with a slot per learner."""
+    if args.url:
+        return nullcontext(args.url)
+    if name == "llama-server":
+        return llama_cpp_server(args.tier, parallel=args.learners)
+    return llama_python_server(args.tier)
+
+
+def measure(name: str, args: argparse.Namespace, tasks: list[Task]) -> ServerRun:
+    """One server: every task alone, then the room, then the probe."""
+    with serve(name, args) as url:
         model = ServerModel(url, args.tier)
-        print(f"server: {url} · model {model.served} · {args.learners} learners · scores "
-              f"{'asked' if args.scores else 'not asked'} · task: chapter 03's "
-              f"multi-step task 1 ({load_tasks('multi')[0].request!r})", flush=True)
+        built = build.built() if name == "llama-server" and not args.url else None
+        how = f" (built for: {built['label']}, {args.learners} slots)" if built else ""
+        print(f"{name}{how}: {url} · model {model.served}", flush=True)
         t0 = time.perf_counter()
-        solo_out = [one_task(url, args.tier, args.timeout, args.scores) for _ in range(args.solo)]
-        solo_wall = time.perf_counter() - t0
-        print(f"alone: {args.solo} tasks in {solo_wall:.0f} s", flush=True)
-        if not args.learners:
-            print(f"alone, p50 {percentile([o.seconds for o in solo_out], 50):.1f} s per task; completed "
-                  f"{sum(o.completed for o in solo_out)} of {len(solo_out)}")
-            return
-        crowd_out, crowd_wall, unfinished = crowd(url, args.tier, args.learners, args.timeout, args.deadline,
-                                                  args.scores)
-        together = batching_probe(url, model.served)
-    print("\n".join(table(crowd_out, crowd_wall, unfinished, solo_out, solo_wall)))
-    print(verdict(crowd_out, crowd_wall, solo_out, solo_wall, together))
-    errors = {o.error for o in crowd_out + solo_out if o.error}
-    if unfinished or errors:
-        print(f"unfinished at the deadline: {unfinished}; errors: {sorted(errors)[:3]}")
-    print(f"model calls per task: {sorted({o.requests for o in crowd_out + solo_out})}")
+        alone = [one_task(url, args.tier, task, args.timeout, args.scores) for task in tasks]
+        alone_wall = time.perf_counter() - t0
+        print(f"  alone: {len(tasks)} tasks in {alone_wall:.0f} s", flush=True)
+        room, room_wall, unfinished = crowd(url, args.tier, tasks, args.timeout, args.deadline, args.scores)
+        print(f"  room: {len(tasks)} learners in {room_wall:.0f} s", flush=True)
+        together = batching_probe(url, model.served, args.probe)
+    return ServerRun(name, alone, alone_wall, room, room_wall, unfinished, together, args.probe)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The run itself, server by server; the report printed."""
+    tasks = room_tasks(args.learners)
+    names = ["llama-server", "llama-cpp-python"] if args.server == "both" else [args.server]
+    print(f"{args.learners} learners, each a different task ({len(load_tasks('single')) + len(load_tasks('multi'))} "
+          f"from data/tasks.json, the rest generated multiplications, seed {SEED}) · {args.tier} pack · scores "
+          f"{'asked' if args.scores else 'not asked'} · {build.label(build.this_cpu())} CPU", flush=True)
+    runs = [measure(name, args, tasks) for name in names]
+    print("\n".join(table(runs)))
+    for run_ in runs:
+        print(verdict(run_))
+        errors = {o.error for o in run_.room + run_.alone if o.error}
+        if run_.unfinished or errors:
+            print(f"{run_.name}: unfinished at the deadline: {run_.unfinished}; errors: {sorted(errors)[:3]}")
+    print(f"model calls per task: {sorted({o.requests for r in runs for o in r.room + r.alone})}")
 
 
 if __name__ == "__main__":

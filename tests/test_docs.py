@@ -135,6 +135,33 @@ def test_the_load_test_table_is_written_as_markdown():
     assert body.endswith("with `python c`:\n\nserver: x\n\n| run | n |\n|---|---|\n| crowd | 30 |\n\nqueued.")
 
 
+def test_the_load_tests_room_asks_thirty_different_questions_the_same_each_run():
+    load_test = load("load_test")
+    tasks = load_test.room_tasks(30)
+    assert len({t.request for t in tasks}) == 30 and tasks == load_test.room_tasks(30)
+    assert {t.request for t in load_test.room_tasks(25)} == {t.request for t in
+                                                              load_test.load_tasks("single") + load_test.load_tasks("multi")}
+    known = {t.request for t in load_test.load_tasks("single") + load_test.load_tasks("multi")}
+    made = [t for t in tasks if t.request not in known]
+    assert len(made) == 5
+    for task in made:
+        a, b = map(int, re.fullmatch(r"What is (\d+) × (\d+)\?", task.request).groups())
+        assert task.expect["call"]["arguments"]["expression"] == f"{a} * {b}" and task.tools == ["calculator"]
+
+
+def test_the_load_test_reports_a_rooms_slowdown_and_rate_per_server():
+    load_test = load("load_test")
+    alone = [load_test.Outcome(f"t{i}", 10.0, True, 2) for i in range(4)]
+    room = [load_test.Outcome(f"t{i}", 10.0 * (i + 1), True, 2) for i in range(3)] + [
+        load_test.Outcome("t3", 5.0, False, 0, "timeout")]
+    run = load_test.ServerRun("llama-server", alone, 40.0, room, 30.0, 0, 1.4, 4)
+    assert run.slowdown(50) == 2.0 and run.slowdown(95) == 3.0  # the failed task is not timed
+    rows = load_test.table([run])
+    assert rows[2].startswith("| llama-server | 4 learners at once | 3 | 1 | 3 |") and rows[2].endswith("| 30 | 6.00 |")
+    line = load_test.verdict(run)
+    assert line.startswith("llama-server: batched: 4 different requests") and "1.00×" in line and "p95 3.0×" in line
+
+
 def test_the_command_is_shown_from_the_repository_root():
     argv = [str(SCRIPTS / "benchmark.py"), "--only", "decode", "--write", "docs/speed.md"]
     command = speed_doc.command_line(argv, {"KITCHEN_DTYPE": "int8-decode", "HOME": "/root"})

@@ -4,7 +4,7 @@ It serves a throw-away copy of the notebooks on 127.0.0.1 (a free port, a random
 own config, data (notebook trust), settings, workspaces and runtime folders, so nothing from the
 developer's own JupyterLab set-up leaks in and nothing the run does is written back into the
 repository. Kernels answer from the replay recordings (`KITCHEN_MODEL=replay`), never from a real
-model. As on a learner's machine, no notebook is trusted unless the caller asks for it.
+model, unless the caller names another source (the classroom walk-through: a local server). As on a learner's machine, no notebook is trusted unless the caller asks for it.
 """
 
 from __future__ import annotations
@@ -87,14 +87,15 @@ def trust(paths: list[Path], data_dir: Path) -> None:
 
 
 def start_lab(notebooks: Path, workdir: Path, timeout: float = 90.0,
-              disabled_extensions: tuple[str, ...] = (), trusted: tuple[str, ...] = ()) -> LabServer:
+              disabled_extensions: tuple[str, ...] = (), trusted: tuple[str, ...] = (),
+              model: str = "replay") -> LabServer:
     """Copy `notebooks` into `workdir` and serve the copy; return once the server answers.
 
     `disabled_extensions` names JupyterLab extensions to switch off in this server's own config
     (as `jupyter labextension disable` would), e.g. the widgets manager, to check that the suite
     notices what a learner would see without it. `trusted` names notebooks of the copy to trust
     (JupyterLab renders their widget outputs as widgets; an untrusted notebook's only as HTML or
-    text)."""
+    text). `model` is the kernels' KITCHEN_MODEL."""
     root = workdir / "notebooks"
     shutil.copytree(notebooks, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     trust([root / name for name in trusted], workdir / "data")
@@ -109,7 +110,7 @@ def start_lab(notebooks: Path, workdir: Path, timeout: float = 90.0,
         path.write_text(json.dumps(values))
     env = dict(
         os.environ,
-        KITCHEN_MODEL="replay",
+        KITCHEN_MODEL=model,
         HF_HUB_OFFLINE="1",
         JUPYTER_CONFIG_DIR=str(workdir / "config"),
         JUPYTER_DATA_DIR=str(workdir / "data"),

@@ -80,9 +80,9 @@ def test_make_demo_answers_the_default_question_on_the_pack(browser):
 
 
 def test_make_demo_runs_on_the_server_source(browser):
-    from kitchen.model.server.llama_python import llama_server
+    from kitchen.model.server.llama_python import llama_python_server
 
-    with llama_server("0.5b") as server, demo(f"server:{server}") as url:
+    with llama_python_server("0.5b") as server, demo(f"server:{server}") as url:
         announce, footers, _ = run_default_question(browser, url, "server")
     assert "inference server" in announce and server in announce, announce
     assert len(footers) == 2 and all("right" in f for f in footers), footers  # a verdict: right, wrong or no number

@@ -1,5 +1,7 @@
-"""Chapters 01 and 03 top to bottom against a real inference server: llama.cpp's (llama-cpp-python),
-started here on 127.0.0.1 with both offline packs' GGUF files, and stopped after.
+"""Chapters 01 and 03 top to bottom against a real inference server: llama.cpp's own `llama-server`
+(built from the pinned source by `make llama-server`), started here on 127.0.0.1 in router mode with
+both offline packs' GGUF files and four slots, and stopped after. (llama-cpp-python's server runs
+the same plumbing checks in tests/model/server/test_client_live.py.)
 
 Each chapter runs with KITCHEN_MODEL=server:URL in a fresh kernel, so every cell that loads a live
 model gets the server (a cell that asks for a replay keeps it). A cell that raises fails the test.
@@ -17,7 +19,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kitchen.model.server.llama_python import llama_server
+from kitchen.model.server.llama_server import llama_cpp_server
 from kitchen.claims.core import shown_verdicts
 from kitchen.settings import VERDICTS_VAR
 
@@ -29,7 +31,7 @@ CHAPTERS = ["01_arithmetic_one_token_at_a_time.ipynb", "03_the_harness.ipynb"]
 
 @pytest.fixture(scope="module")
 def server_url():
-    with llama_server("0.5b", "1.5b") as url:
+    with llama_cpp_server("0.5b", "1.5b", parallel=4) as url:
         yield url
 
 

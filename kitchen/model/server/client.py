@@ -1,18 +1,20 @@
-"""A model behind an inference server: the OpenAI completions API (llama.cpp's server, vLLM).
+"""A model behind an inference server: the OpenAI completions API (llama.cpp's servers, vLLM).
 
 `ServerModel` is a `ChatModel` like the others, so the harness, the parsers and every prompt view
 stay this project's own: the prompt is rendered here with the tier's chat template and sent as raw
 text to `/v1/completions`; the reply comes back with each token's log-probability and its top
-candidates, so the step-through and chapter 01's views work.
+candidates, so the step-through and chapter 01's views work. llama.cpp's two servers
+(llama-cpp-python's and its own `llama-server`) answer that request in different shapes; reading
+them is `kitchen.model.server.dialects`, the one place that knows.
 
-What a server does not give is left out rather than made up: token ids (the server sends each
-token's text; the ids here are what this tokenizer gives that text, -1 when it is not one token),
-special tokens among a step's top candidates (llama-cpp-python lists each as "", so they are left
-out: at a step where the model wanted to end its turn, the candidates shown are text tokens),
-the score of a text the model did not write (`logprobs`), how much of the prompt came from the
-server's KV cache (reported as none reused), separate pre-fill and decode times (the whole
-request's time counts as decode), and the end-of-turn token. Replies are not streamed token by
-token: a cell's tokens appear when the reply is done.
+What a server does not give is left out rather than made up: token ids where it sends only text
+(llama-cpp-python: the ids here are what this tokenizer gives each piece, -1 when it is not one
+token; llama-server sends them), special tokens among a step's top candidates where it lists them
+all as "" (llama-cpp-python; they are left out), the score of a text the model did not write
+(`logprobs`), how much of the prompt came from the server's KV cache (reported as none reused),
+separate pre-fill and decode times (the whole request's time counts as decode), and the
+end-of-turn token. Replies are not streamed token by token: a cell's tokens appear when the reply
+is done.
 
 Chapter 07's grammars are Lark (llguidance's); llama.cpp's server reads GBNF, so a grammar is
 translated (`kitchen.grammar.gbnf`) and sent in the request's `grammar` field, with the special tokens
@@ -22,9 +24,10 @@ the field (vLLM names its own differently) gives a `ServerError`, never an uncon
 passed off as a held one.
 
 Stop strings go to the server, which stops before them and leaves them out of the text; the
-stop string is put back, as the other models of the series keep it. llama.cpp's server still lists
-the cut stop string's tokens, which tells a stop string from the end of the turn; where a server
-does not, one more short greedy request (the prompt, the reply, a few tokens) tells them apart.
+stop string is put back, as the other models of the series keep it. llama-cpp-python's server
+still lists the cut stop string's tokens, which tells a stop string from the end of the turn; where
+a server does not (llama-server), one more short greedy request (the prompt, the reply, a few
+tokens) tells them apart.
 
 A server that is down, stalls or answers something else gives a `ServerError` naming its URL,
 within `timeout` seconds: never a hung cell.
@@ -42,6 +45,7 @@ import httpx
 from kitchen.model.interface import ModelInfo, TemplateChat, Tools
 from kitchen.grammar.mask import grammar_complaint
 from kitchen.grammar.gbnf import banned_tokens, lark_to_gbnf
+from kitchen.model.server.dialects import Listed, listed_tokens
 from kitchen.model.replies import Candidate, FinishedStream, Generation, StopReason, Token
 from kitchen.model.tokenizer import offline_tokenizer
 
@@ -138,20 +142,18 @@ class ServerModel(TemplateChat):
                 raise ValueError("no text")
             if not self.scores:
                 return {**choice, "logprobs": self._unscored(choice["text"])}, seconds
-            lp = choice["logprobs"]
-            if len(lp["tokens"]) != len(lp["token_logprobs"]):
-                raise ValueError("tokens and log-probabilities do not match")
+            choice = {**choice, "logprobs": listed_tokens(choice["logprobs"])}
         except (KeyError, IndexError, TypeError, ValueError) as err:
             raise ServerError(f"{self.url}/v1/completions answered something that is not a completion with "
                               f"log-probabilities ({err}): {str(data)[:200]}") from None
         return choice, seconds
 
-    def _unscored(self, text: str) -> dict:
+    def _unscored(self, text: str) -> list[Listed]:
         """A reply's tokens without scores: this tokenizer's cut of the text, probabilities NaN."""
         spans = self.tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
         cuts = [start for start, _ in spans][1:] + [len(text)]
         pieces = [text[a:b] for a, b in zip([0] + cuts[:-1], cuts)] if text else []
-        return {"tokens": pieces, "token_logprobs": [math.nan] * len(pieces), "top_logprobs": None}
+        return [Listed(None, piece, math.nan) for piece in pieces]
 
     # -- tokens ----------------------------------------------------------------------------------
 
@@ -159,16 +161,21 @@ class ServerModel(TemplateChat):
         ids = self.encode(piece)
         return ids[0] if len(ids) == 1 else -1
 
-    def _tokens(self, lp: dict, top_k: int) -> list[Token]:
-        tops = lp.get("top_logprobs") or [None] * len(lp["tokens"])
+    def _tokens(self, listed: list[Listed], top_k: int) -> list[Token]:
+        def known(token_id: int | None, text: str) -> int:
+            return self._id(text) if token_id is None else token_id
+
+        def named(token_id: int | None, text: str) -> str:
+            """A candidate's text; llama-server lists a special token as "" with its id: named here."""
+            special = self.tok.added_tokens_decoder.get(token_id) if token_id is not None and not text else None
+            return special.content if special else text
+
         tokens = []
-        for piece, logprob, top in zip(lp["tokens"], lp["token_logprobs"], tops):
-            # llama-cpp-python lists every special token (<|im_end|>, ...) as "", one overwriting
-            # the other: such an entry names no token and its score is not that token's, so it goes.
-            named = [(t, v) for t, v in (top or {}).items() if t]
-            ranked = sorted(named, key=lambda kv: -kv[1])[:top_k] if top_k else []
-            tokens.append(Token(self._id(piece), piece, math.exp(logprob if logprob is not None else 0.0),
-                                [Candidate(self._id(t), t, math.exp(v)) for t, v in ranked]))
+        for entry in listed:
+            ranked = sorted(entry.top, key=lambda c: -c[2])[:top_k] if top_k else []
+            tokens.append(Token(known(entry.token_id, entry.text), entry.text,
+                                math.exp(entry.logprob if entry.logprob is not None else 0.0),
+                                [Candidate(known(i, t), named(i, t), math.exp(v)) for i, t, v in ranked]))
         return tokens
 
     @staticmethod
@@ -213,7 +220,7 @@ class ServerModel(TemplateChat):
         reason: StopReason = "max_new_tokens" if choice.get("finish_reason") == "length" else "end_of_turn"
         hit = None
         if reason == "end_of_turn" and stop:
-            # llama.cpp's server lists the tokens of the stop string it cut: then no probe is needed.
+            # llama-cpp-python's server lists the tokens of the stop string it cut: then no probe is needed.
             written = "".join(t.text for t in listed)
             hit = next((s for s in stop if written.startswith(text + s)), None)
             if hit is not None:

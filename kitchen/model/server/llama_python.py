@@ -10,7 +10,7 @@ at a time: a swap costs a second or two of loading), so one server can stand in 
 (llama.cpp's own `llama-server`, built from the same source, has parallel slots with continuous
 batching; it is not a pip package, so the tests and `make` use this one.)
 
-    with llama_server("0.5b", "1.5b") as url:
+    with llama_python_server("0.5b", "1.5b") as url:
         model = load_model("0.5b", source="server", url=url)  # asks for the 0.5B file
 """
 
@@ -57,7 +57,7 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def llama_server(*tiers: str, port: int | None = None, seconds: float = 120.0,
+def llama_python_server(*tiers: str, port: int | None = None, seconds: float = 120.0,
                  ranked_in_full: bool = False) -> Iterator[str]:
     """Serve the tiers' offline packs (their GGUF files, assembled if needed; the 0.5B when no tier
     is named) on 127.0.0.1; yield the URL; stop the server on leaving. Raises if `llama_cpp` is not
