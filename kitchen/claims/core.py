@@ -19,13 +19,16 @@ from typing import Any, Callable
 
 from kitchen.settings import current
 
-# (model name, source, dtype): where a claim was seen to hold, in this project's runs.
+# (model name, source, dtype or server): where a claim was seen to hold, in this project's runs.
 RunSetting = tuple[str, str, str]
 CODER_05 = "Qwen2.5-Coder-0.5B-Instruct"
 CODER_15 = "Qwen2.5-Coder-1.5B-Instruct"
-# The same packs' GGUF files served by llama.cpp's server (`kitchen.model.server.llama_python`): the server source.
-SERVED_05 = ("Qwen2.5-Coder-0.5B-Instruct-Q4_K_M", "server", "none")
-SERVED_15 = ("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M", "server", "none")
+# The same packs' GGUF files behind llama.cpp's two servers (the server source): llama-cpp-python's
+# (`kitchen.model.server.llama_python`) and llama.cpp's own (`kitchen.model.server.llama_server`).
+# A server reports no dtype: its setting names the server instead (`setting_of`).
+GGUF_05, GGUF_15 = "Qwen2.5-Coder-0.5B-Instruct-Q4_K_M", "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M"
+LLAMA_PYTHON_05, LLAMA_PYTHON_15 = (GGUF_05, "server", "llama-cpp-python"), (GGUF_15, "server", "llama-cpp-python")
+LLAMA_SERVER_05, LLAMA_SERVER_15 = (GGUF_05, "server", "llama-server"), (GGUF_15, "server", "llama-server")
 # The offline packs in the two settings the claims were checked on: float32, and int8-decode (float32
 # pre-fill, int8 decode steps: `make test`'s setting).
 SMALL_PACK: tuple = tuple((CODER_05, "pack", dtype) for dtype in ("float32", "int8-decode"))
@@ -80,9 +83,10 @@ def _where(measured_on: tuple[RunSetting, ...], setting: RunSetting) -> str:
 
 
 def setting_of(model) -> RunSetting:
-    """The (model name, source, dtype) of a live or replayed model."""
+    """The (model name, source, dtype) of a live or replayed model; behind a server, which server
+    in place of the dtype it does not report (`kitchen.model.server.dialects.served_by`)."""
     info = model.info
-    return (info.model_name, info.source, info.dtype)
+    return (info.model_name, info.source, info.engine if info.source == "server" else info.dtype)
 
 
 CLAIMS: dict[str, Claim] = {}

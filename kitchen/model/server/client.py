@@ -45,7 +45,7 @@ import httpx
 from kitchen.model.interface import ModelInfo, TemplateChat, Tools
 from kitchen.grammar.mask import grammar_complaint
 from kitchen.grammar.gbnf import banned_tokens, lark_to_gbnf
-from kitchen.model.server.dialects import Listed, listed_tokens
+from kitchen.model.server.dialects import Listed, listed_tokens, served_by
 from kitchen.model.replies import Candidate, FinishedStream, Generation, StopReason, Token
 from kitchen.model.tokenizer import offline_tokenizer
 
@@ -97,11 +97,11 @@ class ServerModel(TemplateChat):
         listing = self._call("GET", "/v1/models", None, timeout)
         try:
             entry = pick(listing["data"], tier)
-            self.served, owner = str(entry["id"]), str(entry.get("owned_by", "unknown"))
-        except (KeyError, IndexError, TypeError):
+            self.served, server = str(entry["id"]), served_by(entry)
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise ServerError(f"{self.url}/v1/models answered without a model: {str(listing)[:200]}") from None
-        self.info = ModelInfo(tier, self.served, "server", f"inference server at {self.url} (owned by {owner})",
-                              "none", engine="the server's own, over the OpenAI completions API")
+        self.info = ModelInfo(tier, self.served, "server", f"inference server at {self.url} ({server})",
+                              "none", engine=server)
 
     def describe(self) -> str:
         return (f"Running {self.served} ({self.info.tier.upper()} tier's chat template) · source: inference server "

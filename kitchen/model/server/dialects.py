@@ -11,6 +11,7 @@ prompt, `logprobs`, `stop`, `grammar`, `logit_bias`); this module reads what com
 | special tokens among the candidates | all listed as `""` (one overwriting the other): dropped | listed as `""` with their ids: named by the client (`<|im_end|>`) |
 | the end-of-turn token | not listed | listed last, as `""` (it writes no text: the client leaves it out) |
 | the tokens of a cut stop string | still listed after the text | dropped with it (the client asks once more which stop string it was) |
+| `/v1/models`: `owned_by` | `"me"` | `"llamacpp"` (`served_by` tells them apart) |
 | several models | a config file; one loaded at a time, swapped per request | router mode: one process per model, all loaded (`--models-preset`) |
 
 >>> [t.text for t in listed_tokens({"tokens": ["4", "2"], "token_logprobs": [-0.1, -0.2],
@@ -51,3 +52,16 @@ def listed_tokens(logprobs: dict) -> list[Listed]:
     return [Listed(None, piece, score, [(None, text, value) for text, value in (top or {}).items() if text])
             for piece, score, top in zip(tokens, scores, tops)]
 
+
+
+def served_by(entry: dict) -> str:
+    """Which server lists this `/v1/models` entry: "llama-server", "llama-cpp-python", or what
+    its `owned_by` says (vLLM: "vllm"). Claims measured behind one server are checked on that one
+    only: the two llama.cpp servers run the same GGUF file through different kernels, and a
+    greedy reply can part at a near tie.
+
+    >>> served_by({"id": "x", "owned_by": "llamacpp"}), served_by({"id": "x", "owned_by": "me"})
+    ('llama-server', 'llama-cpp-python')
+    """
+    owner = str(entry.get("owned_by", "unknown"))
+    return {"llamacpp": "llama-server", "me": "llama-cpp-python"}.get(owner, f"a server owned by {owner}")
