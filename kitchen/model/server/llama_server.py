@@ -11,9 +11,9 @@ one another, as they do on llama-cpp-python's server (`kitchen.model.server.llam
 
 With one tier it serves that GGUF file; with several it runs in llama.cpp's router mode: a preset
 file lists each GGUF file under its name, the router starts one `llama-server` per model (all
-loaded at start) and sends each request to the one it names. The slots share one KV cache of
-`parallel x CONTEXT` tokens (`--kv-unified`), so a slot holding a long chapter-03 run can use more
-than an even share. No web page (`--no-ui`), no download: only the API, on 127.0.0.1 unless told.
+loaded at start) and sends each request to the one it names. Each slot has a KV cache of its own,
+`CONTEXT` tokens (`--no-kv-unified`: in one cache shared by all slots, every token's attention would
+run over every slot's tokens, masked, so a room of 30 would pay 30 times the attention). No web page (`--no-ui`), no download: only the API, on 127.0.0.1 unless told.
 
     with llama_cpp_server("0.5b", "1.5b", parallel=4) as url:
         model = load_model("1.5b", source="server", url=url)  # asks for the 1.5B file
@@ -62,7 +62,7 @@ def command(server: Path, model: list[str], *, parallel: int, host: str, port: i
     for a router over `models` models."""
     threads = threads or os.cpu_count() or 1
     return [str(server), *model, "--host", host, "--port", str(port), "--parallel", str(parallel),
-            "--ctx-size", str(parallel * CONTEXT), "--kv-unified", "--threads", str(threads),
+            "--ctx-size", str(parallel * CONTEXT), "--no-kv-unified", "--threads", str(threads),
             "--threads-batch", str(threads), "--no-ui", "--no-warmup"] + (
                 # a router loads them all (its "0 = unlimited" is refused at start in this version)
                 ["--models-max", str(models)] if models > 1 else [])

@@ -19,7 +19,7 @@ def test_the_command_has_slots_a_shared_cache_no_web_page_and_stays_on_loopback(
     line = command(Path("/b/llama-server"), ["-m", "/p/a.gguf"], parallel=30, host="127.0.0.1", port=8123)
     joined = " ".join(line)
     assert line[0] == "/b/llama-server" and "--parallel 30" in joined and f"--ctx-size {30 * CONTEXT}" in joined
-    assert "--kv-unified" in line and "--no-ui" in line and "--host 127.0.0.1" in joined
+    assert "--no-kv-unified" in line and "--no-ui" in line and "--host 127.0.0.1" in joined
 
 
 def test_the_preset_lists_each_file_under_its_name_loaded_at_start():
