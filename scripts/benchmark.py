@@ -374,7 +374,8 @@ def section_decode(tier: str, dtype: str) -> dict:
     rows = []
     for setting, r in results.items():
         bound = bandwidth * 1e9 / r["weight_bytes"]  # tokens/s if reading the weights were all it took
-        rows.append([setting, f"{r['decode_tok_s']:.1f}", f"{r['prefill_s'] * 1000:.0f} ms",
+        name = f"llama.cpp ({r['build']})" if setting == "llama.cpp" else setting  # the build's instruction sets
+        rows.append([name, f"{r['decode_tok_s']:.1f}", f"{r['prefill_s'] * 1000:.0f} ms",
                      f"{r['peak_mb']:,.0f} MB", f"{r['load_s']:.1f} s", f"{r['weight_bytes'] / 1e9:.2f} GB",
                      f"{r['decode_tok_s'] / reference:.2f}" if reference else "n/a",
                      f"{r['decode_tok_s'] / bound:.2f} of {bound:.0f}"])

@@ -12,8 +12,9 @@ by a cache of the prompt the learner before sent. Each simulated learner is a th
 `ServerModel` that runs its task through the harness, as chapter 03 does, asking for the text only
 (`--scores` asks for each token's probabilities too, as the notebooks do).
 
-On each server, first every task runs alone, one after another (the one-at-a-time rate and each
-task's time alone); then all N learners start together. Printed per server: p50/p95 seconds per
+On each server, first the batching probe and every task alone, one after another (the
+one-at-a-time rate and each task's time alone), on an idle server; then all N learners start
+together. Printed per server: p50/p95 seconds per
 task in the room and alone, a task's time in the room against its time alone (p50, p95), finished
 tasks per minute both ways and their ratio; and the batching probe: K different requests sent at
 once against one alone (K times as long: queued; near 1: batched).
@@ -242,13 +243,13 @@ def measure(name: str, args: argparse.Namespace, tasks: list[Task]) -> ServerRun
         built = build.built() if name == "llama-server" and not args.url else None
         how = f" (built for: {built['label']}, {args.learners} slots)" if built else ""
         print(f"{name}{how}: {url} · model {model.served}", flush=True)
+        together = batching_probe(url, model.served, args.probe)  # first: on an idle server
         t0 = time.perf_counter()
         alone = [one_task(url, args.tier, task, args.timeout, args.scores) for task in tasks]
         alone_wall = time.perf_counter() - t0
         print(f"  alone: {len(tasks)} tasks in {alone_wall:.0f} s", flush=True)
         room, room_wall, unfinished = crowd(url, args.tier, tasks, args.timeout, args.deadline, args.scores)
         print(f"  room: {len(tasks)} learners in {room_wall:.0f} s", flush=True)
-        together = batching_probe(url, model.served, args.probe)
     return ServerRun(name, alone, alone_wall, room, room_wall, unfinished, together, args.probe)
 
 
