@@ -191,9 +191,8 @@ def main(argv: list[str] | None = None) -> None:
     print("  " + " ".join(switches))
     if args.flags:
         return
-    record = built(switches)
     path = build(switches)
-    record = record or built(switches)
+    record = built(switches)
     print(f"llama-server: {path} (llama.cpp from llama-cpp-python {VERSION}, built in {record['seconds']} s)")
 
 
