@@ -48,7 +48,9 @@ class ScriptedModel(TemplateChat):
                 text = text[:text.index(s) + len(s)]
                 stop_reason, stop_string = "stop_string", s
                 break
-        ids = self.encode(text)[:max_new_tokens]
+        ids = self.encode(text)
+        if len(ids) > max_new_tokens:
+            ids, stop_reason, stop_string = ids[:max_new_tokens], "max_new_tokens", None
         detok = Detokenizer(self.tok)
         tokens = [Token(i, detok.add(i), 1.0) for i in ids]
         if stop_reason == "end_of_turn":
