@@ -57,6 +57,24 @@ def missing_context(name: str, key: str, detail: str = "") -> str:
     return f"the application has no {key!r} to give {name}{detail}."
 
 
+def off_schema(name: str, problem: str) -> str:
+    """A result whose structured content does not fit the tool's `outputSchema` (MCP 2025-11-25).
+
+    >>> off_schema("f", "'3' is not of type 'integer' (at n)")
+    "f returned a result that does not fit its output schema: '3' is not of type 'integer' (at n). The result was not used."
+    """
+    return f"{name} returned a result that does not fit its output schema: {problem}. The result was not used."
+
+
+def not_confirmed(name: str, why: str) -> str:
+    """A call held back because the user did not confirm it (`why`: they said no, or could not be asked).
+
+    >>> not_confirmed("delete_file", "the user declined")
+    'delete_file did not run: the user declined. Do not call it again for this; tell the user what you would have done.'
+    """
+    return f"{name} did not run: {why}. Do not call it again for this; tell the user what you would have done."
+
+
 def tool_failed(name: str, err: BaseException) -> str:
     """The tool ran and raised.
 

@@ -3,7 +3,8 @@
 A `Toolbox` answers two questions for the harness: which tools does the model see (their
 schemas), and what happens when the model calls one. The answer to the second is the same for
 every toolbox, so it is written once, in `Toolbox.call`: a hidden tool is refused, then an unknown
-one, then arguments the application supplies itself, then arguments that fail the schema; only
+one, then arguments the application supplies itself, then arguments that fail the schema, then
+(where a toolbox asks the user first, `kitchen.mcp.policy`) a call the user did not confirm; only
 then does the call run, with a time limit. A subclass supplies the schemas and the running:
 `LocalToolbox` runs plain Python functions in this process; `kitchen.mcp.MCPToolbox` forwards
 calls to an MCP server. Either way a call never raises: every failure becomes a `ToolResult` with
@@ -33,7 +34,8 @@ from kitchen.harness import refusals
 from kitchen.tools.schemas import injected_params, tool_schema
 
 ErrorKind = Literal["unknown_tool", "hidden_tool", "injected_argument", "invalid_arguments", "missing_context",
-                    "tool_error", "timeout", "server_error", "repeated_call", "too_many_calls", "too_many_errors"]
+                    "not_confirmed", "tool_error", "timeout", "server_error", "repeated_call", "too_many_calls",
+                    "too_many_errors"]
 """Why a call that parsed did not give a result. A call that did not parse carries the parser's
 kind instead (`kitchen.harness.parsing.ParseError.kind`: "malformed_json", "truncated", ...)."""
 ParseErrorKind = str  # kitchen.harness.parsing's kinds, passed on as they are
@@ -55,6 +57,9 @@ class ToolResult:
     seconds: float = field(default=0.0, repr=False)  # how long it ran (left out of the repr: it varies)
     notes: list[str] = field(default_factory=list)  # what the application did quietly (e.g. an argument it dropped)
     kind: ResultKind = field(default="call", repr=False)  # "parse_error": no call was found, nothing ran
+    # The tool's structured result (an MCP `structuredContent`, checked against the tool's
+    # `outputSchema`), for the application; the model reads `content`. None for plain results.
+    structured: dict | None = field(default=None, repr=False)
 
 
 def error_result(name: str, arguments: dict, kind: ErrorKind | ParseErrorKind, message: str,
@@ -129,8 +134,17 @@ def arguments_error(parameters: dict, arguments: dict) -> str | None:
     >>> arguments_error({"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}, {})
     "'x' is a required property"
     """
-    validator = jsonschema.Draft202012Validator(strict(parameters))
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+    return schema_problem(strict(parameters), arguments)
+
+
+def schema_problem(schema: dict, value: Any) -> str | None:
+    """The first way `value` fails the JSON schema (2020-12), in words, with where; None when it fits.
+
+    >>> schema_problem({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": "3"})
+    "'3' is not of type 'integer' (at n)"
+    """
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
     if not errors:
         return None
     err = errors[0]
@@ -181,7 +195,8 @@ class Toolbox(ABC):
         return [s["function"]["name"] for s in self.schemas()]
 
     def call(self, name: str, arguments: dict) -> ToolResult:
-        """A call written by the model: hidden → unknown → injected arguments → schema → run."""
+        """A call written by the model: hidden → unknown → injected arguments → schema → context →
+        the application's confirmation (`_held`) → run."""
         arguments = arguments if isinstance(arguments, dict) else {}
         if name in self.hidden:
             return hidden_tool(name, arguments, self._listed(include_hidden=False))
@@ -207,6 +222,9 @@ class Toolbox(ABC):
         filled = self._with_context(name, args, arguments)
         if isinstance(filled, ToolResult):
             return filled
+        if from_model and (held := self._held(name, args, arguments)) is not None:
+            held.notes = notes + held.notes
+            return held
         result = self._run(name, filled, arguments, self.timeout)
         result.notes = notes + result.notes
         return result
@@ -240,6 +258,11 @@ class Toolbox(ABC):
     def _with_context(self, name: str, args: dict, arguments: dict) -> dict | ToolResult:
         """The arguments with the application's values filled in, or a refusal; as they are by default."""
         return args
+
+    def _held(self, name: str, args: dict, arguments: dict) -> ToolResult | None:
+        """A refusal of a model's call that passed every check, e.g. one the user did not confirm
+        (`kitchen.mcp.policy`); None (run it) by default. The application's own calls skip this."""
+        return None
 
 
 class LocalToolbox(Toolbox):

@@ -11,6 +11,14 @@
 - `kitchen.mcp.login`: `room_server`, the classroom's server with a token per learner.
 - `kitchen.mcp.conventions`: `PROTOCOL_VERSION` ("2025-11-25", the revision the chapter teaches)
   and the other names client and server share.
+- The structured side of 2025-11-25's tools, on a server started with `--structured`
+  (`MCPToolbox(structured=True)`): `kitchen.mcp.structured` publishes `outputSchema`
+  (`output_schema`, from a TypedDict return annotation: `count_words`), `annotations`
+  (`TOOL_HINTS`) and input schemas that forbid extra fields; the server adds `delete_file`
+  (`STRUCTURED_TOOLS`), destructive, over its own copy of the pretend files. A result's
+  `structuredContent` is checked against the `outputSchema` and kept on `ToolResult.structured`.
+- `kitchen.mcp.policy`: `ConfirmDestructive`, the application's confirmation (a `Confirm`
+  callable) before a model's call of a tool that is not read-only: `MCPToolbox(confirm=...)`.
 
 This package only names what notebooks use; importing it imports and starts nothing.
 
@@ -23,8 +31,10 @@ from kitchen import exports
 
 __getattr__, __all__ = exports(__name__, {
     "kitchen.mcp.client": ["LIST_CHANGED", "MCPConnectionError", "MCPToolbox", "result_text"],
-    "kitchen.mcp.conventions": ["AGENT_ONLY_TOOLS", "FAULT_TOOLS", "PROTOCOL_VERSION", "context_key",
-                                "server_command"],
+    "kitchen.mcp.conventions": ["AGENT_ONLY_TOOLS", "FAULT_TOOLS", "PROTOCOL_VERSION", "STRUCTURED_TOOLS",
+                                "context_key", "server_command"],
+    "kitchen.mcp.policy": ["Asked", "Confirm", "ConfirmDestructive"],
+    "kitchen.mcp.structured": ["TOOL_HINTS", "output_schema"],
     "kitchen.mcp.frames": ["Frame", "WireLog"],
     "kitchen.mcp.raw_session": ["RawSession"],
     "kitchen.mcp.login": ["room_server"],

@@ -1,4 +1,4 @@
-"""Start chapter 05's MCP server: `python -m kitchen.mcp [--faults] [--http [--host H] [--port N] [--room FILE]]`.
+"""Start chapter 05's MCP server: `python -m kitchen.mcp [--faults] [--structured] [--http [--host H] [--port N] [--room FILE]]`.
 
 Without `--http` it serves one client over stdin/stdout, which is how `MCPToolbox` and `RawSession`
 start it. Nothing but JSON-RPC goes to stdout; logs go to stderr. For a room, `--http --room
@@ -22,6 +22,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m kitchen.mcp", description=__doc__.splitlines()[0])
     parser.add_argument("--faults", action="store_true",
                         help="also offer the fault switches: stall (never answers in time), crash (exits mid-call)")
+    parser.add_argument("--structured", action="store_true",
+                        help="publish outputSchema, annotations and closed input schemas (MCP 2025-11-25), "
+                             "and offer delete_file")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default: 8765)")
@@ -38,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     room = RoomTokens.load(args.room) if args.room else None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="kitchen.mcp server: %(levelname)s %(name)s: %(message)s")
-    kitchen = KitchenServer(faults=args.faults, room=room)
+    kitchen = KitchenServer(faults=args.faults, room=room, structured=args.structured)
     if args.http:
         login = f", {len(room.tokens)} learners with tokens" if room else ""
         print(f"kitchen.mcp: serving streamable HTTP on http://{args.host}:{args.port}/mcp{login}", file=sys.stderr)

@@ -6,6 +6,12 @@ Owns the connection: starting the server (`python -m kitchen.mcp`, stdio) or rea
 timeout included, into a `ToolResult`, never an exception or a hung cell. The SDK is asynchronous;
 each toolbox runs its event loop in a background thread and offers plain methods.
 
+The structured side of 2025-11-25 tools: a result's `structuredContent` is validated against the
+tool's `outputSchema` (the specification's "clients SHOULD validate"); one that does not conform
+becomes a `tool_error` result, and one that does is kept on `ToolResult.structured` while the
+model reads the text. With `confirm=`, a model's call of a tool whose `annotations` do not say
+it is read-only waits for the application's confirmation (`kitchen.mcp.policy`).
+
 Does not decide what the model may call (`kitchen.harness.toolbox.Toolbox.call`, shared with local tools),
 read the pipes (`kitchen.mcp.transports`), explain failures (`kitchen.mcp.failures`) or draw
 (`kitchen.mcp.views`).
@@ -38,6 +44,8 @@ from kitchen.mcp import failures, views
 from kitchen.mcp.conventions import (AGENT_ONLY_TOOLS, CLIENT_NAME, ERROR_KIND_KEY, PROTOCOL_VERSION, SERVER_NAME,
                           check_sdk, context_key, server_command)
 from kitchen.mcp.frames import TO_CLIENT, Frame, WireLog
+from kitchen.mcp.policy import Confirm, ConfirmDestructive
+from kitchen.mcp.structured import structured_problem
 from kitchen.mcp.transports import Link, open_http, open_stdio
 
 logger = logging.getLogger(__name__)
@@ -66,44 +74,60 @@ def result_text(content: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def to_tool_result(name: str, arguments: dict, result: types.CallToolResult, seconds: float) -> ToolResult:
-    """A `tools/call` result as the model reads it; an error's kind comes from the result's `_meta`."""
+def to_tool_result(name: str, arguments: dict, result: types.CallToolResult, seconds: float,
+                   output_schema: dict | None = None) -> ToolResult:
+    """A `tools/call` result as the model reads it; an error's kind comes from the result's `_meta`.
+
+    With the tool's `output_schema`, `structuredContent` must conform to it, or the result is a
+    `tool_error`; a conforming one is kept on `ToolResult.structured`.
+    """
     content = [part.model_dump(by_alias=True, mode="json", exclude_none=True) for part in result.content]
     text = result_text(content)
     if result.is_error:
         kind = (result.meta or {}).get(ERROR_KIND_KEY) or "tool_error"
         return error_result(name, arguments, kind, text, seconds)
-    return ToolResult(name, arguments, True, text, None, seconds)
+    structured = result.structured_content
+    if output_schema is not None and (problem := structured_problem(output_schema, structured)):
+        return error_result(name, arguments, "tool_error", refusals.off_schema(name, problem), seconds)
+    return ToolResult(name, arguments, True, text, None, seconds, structured=structured)
 
 
 class MCPToolbox(Toolbox):
     """Tools served by chapter 05's MCP server (or any MCP server), for the harness.
 
     - `command`: how to start a stdio server; default `python -m kitchen.mcp` (plus `--faults`
-      with `faults=True`). `url` instead connects to a streamable HTTP server, and `token` is
-      the learner's bearer token for a server that asks for a login (`kitchen.mcp.login`).
+      with `faults=True`, `--structured` with `structured=True`). `url` instead connects to a
+      streamable HTTP server, and `token` is the learner's bearer token for a server that asks
+      for a login (`kitchen.mcp.login`).
     - `hidden`: tool names the model never sees and may not call.
     - `context`: the application's session, sent in each call's `_meta` (`llm-kitchen/<key>`).
     - `injected_policy`: "reject" or "ignore" a context key the model writes as an argument.
     - `timeout`: seconds for each request after the handshake; `connect_timeout` for the handshake.
     - `wire`: the `WireLog` to fill (a new one by default), one per connection.
     - `env`: extra environment variables for the server process.
+    - `confirm`: the application's confirmation before a model's call of a tool that may change
+      something: a `Confirm` callable `(name, arguments) -> bool` or a `ConfirmDestructive`.
+      None (the default) runs every call without asking, as chapter 05 does.
 
     The constructor raises `MCPConnectionError` if the server cannot be reached; after that,
     no method raises.
     """
 
     def __init__(self, command: Sequence[str] | None = None, *, url: str | None = None,
-                 token: str | None = None, faults: bool = False, hidden: Sequence[str] = AGENT_ONLY_TOOLS,
-                 context: Mapping[str, Any] | None = None, injected_policy: InjectedPolicy = "reject",
-                 timeout: float = 10.0, connect_timeout: float = 30.0, wire: WireLog | None = None,
-                 env: Mapping[str, str] | None = None):
+                 token: str | None = None, faults: bool = False, structured: bool = False,
+                 hidden: Sequence[str] = AGENT_ONLY_TOOLS, context: Mapping[str, Any] | None = None,
+                 injected_policy: InjectedPolicy = "reject", timeout: float = 10.0, connect_timeout: float = 30.0,
+                 wire: WireLog | None = None, env: Mapping[str, str] | None = None,
+                 confirm: Confirm | ConfirmDestructive | None = None):
         check_sdk()
         self.injected_policy = check_policy(injected_policy)
         if command is not None and url is not None:
             raise ValueError("give a command (stdio) or a url (HTTP), not both")
+        if confirm is not None and not isinstance(confirm, ConfirmDestructive) and not callable(confirm):
+            raise TypeError("confirm must be a callable (name, arguments) -> bool, a ConfirmDestructive, or None")
+        self.confirm = ConfirmDestructive(confirm) if callable(confirm) else confirm
         self.url, self.token = url, token
-        self.command = None if url else list(command or server_command(faults=faults))
+        self.command = None if url else list(command or server_command(faults=faults, structured=structured))
         self.hidden = tuple(hidden)
         self.context = dict(context or {})
         self.timeout, self.connect_timeout = timeout, connect_timeout
@@ -269,6 +293,9 @@ class MCPToolbox(Toolbox):
         declared = self._declared(name)
         return [k for k in self.context if k not in declared]
 
+    def _held(self, name: str, args: dict, arguments: dict) -> ToolResult | None:
+        return None if self.confirm is None else self.confirm.check(name, args, arguments, self._tools.get(name, {}))
+
     def _run(self, name: str, args: dict, arguments: dict, timeout: float) -> ToolResult:
         meta = {context_key(k): v for k, v in self.context.items()} or None
         t0 = time.perf_counter()
@@ -277,10 +304,14 @@ class MCPToolbox(Toolbox):
                                                        timeout=timeout + SAFETY_MARGIN)
         except Exception as err:  # noqa: BLE001 - every failure becomes a result
             return self._failure_result(name, arguments, err, time.perf_counter() - t0)
-        return to_tool_result(name, arguments, result, time.perf_counter() - t0)
+        return to_tool_result(name, arguments, result, time.perf_counter() - t0,
+                              self._tools.get(name, {}).get("outputSchema"))
 
     async def _call_tool(self, name: str, args: dict, meta: dict | None, timeout: float) -> types.CallToolResult:
-        return await self._session.call_tool(name, args, read_timeout_seconds=timeout, meta=meta)
+        # Sent as a plain request: `ClientSession.call_tool` would raise on a structuredContent that
+        # does not fit its outputSchema, and `to_tool_result` turns that into a result instead.
+        request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=args, _meta=meta))
+        return await self._session.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout)
 
     # -- failures -------------------------------------------------------------------------------
 

@@ -10,7 +10,10 @@
 - `META_PREFIX`: the `_meta` keys the application uses for what it supplies itself (the signed-in
   user) and for the kind of error a tool result reports. MCP reserves `_meta` for metadata and
   asks for a prefix on custom keys (`llm-kitchen/user_id`).
-- `AGENT_ONLY_TOOLS`: tools that live on the server but that the model never sees.
+- `AGENT_ONLY_TOOLS`: tools that live on the server but that the model never sees;
+  `FAULT_TOOLS` and `STRUCTURED_TOOLS`: tools only a server started with `--faults`, or with
+  `--structured` (2025-11-25's `outputSchema`, `annotations`, closed input schemas:
+  `kitchen.mcp.structured`), offers.
 - `server_command()`: the command line that starts the server (`python -m kitchen.mcp`).
 - `check_sdk()`: a clear error when the installed `mcp` SDK no longer speaks `PROTOCOL_VERSION`,
   called where a connection or a server starts (never at import).
@@ -38,6 +41,8 @@ ERROR_KIND_KEY = META_PREFIX + "error_kind"  # in a CallToolResult's _meta: "inv
 AGENT_ONLY_TOOLS = ("save_memory", "enable_weather")
 # Only on a server started with --faults.
 FAULT_TOOLS = ("stall", "crash")
+# Only on a server started with --structured.
+STRUCTURED_TOOLS = ("delete_file",)
 
 
 def check_sdk(supported: Sequence[str] = HANDSHAKE_PROTOCOL_VERSIONS) -> None:
@@ -61,16 +66,20 @@ def context_key(key: str) -> str:
     return META_PREFIX + key
 
 
-def server_command(*, faults: bool = False, http: bool = False, port: int | None = None,
-                   room: str | None = None, python: str | None = None) -> list[str]:
+def server_command(*, faults: bool = False, structured: bool = False, http: bool = False,
+                   port: int | None = None, room: str | None = None, python: str | None = None) -> list[str]:
     """The command that starts chapter 05's MCP server, with this interpreter by default.
 
     >>> server_command(faults=True)[1:]
     ['-m', 'kitchen.mcp', '--faults']
+    >>> server_command(structured=True)[1:]
+    ['-m', 'kitchen.mcp', '--structured']
     """
     command = [python or sys.executable, "-m", "kitchen.mcp"]
     if faults:
         command.append("--faults")
+    if structured:
+        command.append("--structured")
     if http:
         command.append("--http")
     if port is not None:

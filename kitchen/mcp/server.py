@@ -11,6 +11,13 @@ that `save_memory` writes to and `my_notes` reads. Every `tools/call` is checked
 `isError` results with their kind in `_meta["llm-kitchen/error_kind"]`, and only an unknown tool
 is a JSON-RPC error (-32602), as the 2025-11-25 spec asks.
 
+With `--structured` (`KitchenServer(structured=True)`) it also publishes the structured side of
+the 2025-11-25 tools (`kitchen.mcp.structured`): `outputSchema` (`count_words`), whose results
+carry `structuredContent` beside the same JSON as text; `annotations` on every tool; input
+schemas with `"additionalProperties": false`; and a destructive `delete_file` over the server's
+own copy of the pretend file tree, which its `browse_files` then reads (the real `data/` and the
+shared tree are never changed).
+
 Does not hide tools or enforce timeouts (the client does), word its refusals (`kitchen.harness.refusals`)
 or authenticate anyone itself (over stdio its only client is the process that started it; over
 HTTP with a room, the SDK's bearer middleware checks each request's token before it gets here).
@@ -37,10 +44,12 @@ from kitchen.harness import refusals
 from kitchen.tools.schemas import injected_params, to_mcp, tool_schema
 from kitchen.harness.toolbox import ErrorKind, as_content, arguments_error
 from kitchen.tools import TOY_TOOLS
+from kitchen.tools.files import Tree, browse_tree, pretend_tree, remove_file
 
 from kitchen.mcp.conventions import ERROR_KIND_KEY, SERVER_NAME, SERVER_VERSION, check_sdk, context_key
 from kitchen.mcp.login import RoomTokens, verified_learner
 from kitchen.mcp.more_tools import NOTES, crash, get_weather, my_notes, search_notes, stall
+from kitchen.mcp.structured import structured_problem, structured_view
 
 # The learner whose verified token made the current call (room mode only).
 LEARNER: contextvars.ContextVar[str | None] = contextvars.ContextVar("kitchen_learner", default=None)
@@ -53,23 +62,41 @@ class ServerTool:
     """One tool as the server holds it: the function, its MCP view, and its injected parameters."""
 
     fn: Callable
-    mcp: dict[str, Any]  # {"name", "description", "inputSchema"}, as tools/list sends it
+    mcp: dict[str, Any]  # as tools/list sends it: {"name", "description", "inputSchema"}, and with
+    #                      --structured "outputSchema" and "annotations"
     injected: dict[str, str] = field(default_factory=dict)  # parameter -> context key
 
     @classmethod
-    def from_function(cls, fn: Callable) -> "ServerTool":
-        return cls(fn, to_mcp(tool_schema(fn)), {p: m.key for p, m in injected_params(fn).items()})
+    def from_function(cls, fn: Callable, *, structured: bool = False) -> "ServerTool":
+        view = to_mcp(tool_schema(fn))
+        return cls(fn, structured_view(view, fn) if structured else view,
+                   {p: m.key for p, m in injected_params(fn).items()})
 
     @property
     def name(self) -> str:
         return self.mcp["name"]
 
 
-def text_result(text: str, error_kind: ErrorKind | None = None) -> types.CallToolResult:
-    """A tools/call result with one text part; an error kind makes it `isError: true`."""
+def text_result(text: str, error_kind: ErrorKind | None = None,
+                structured: dict[str, Any] | None = None) -> types.CallToolResult:
+    """A tools/call result with one text part; an error kind makes it `isError: true`; `structured`
+    goes in `structuredContent`."""
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                is_error=error_kind is not None,
+                                is_error=error_kind is not None, structured_content=structured,
                                 _meta={ERROR_KIND_KEY: error_kind} if error_kind else None)
+
+
+def value_result(tool: ServerTool, value: Any) -> types.CallToolResult:
+    """What a tool returned, as a result. With an `outputSchema` (spec 2025-11-25, "Output Schema"),
+    the value goes in `structuredContent`, which MUST conform to the schema (checked here first),
+    and the same JSON goes in the text part for clients that read only text.
+    """
+    schema = tool.mcp.get("outputSchema")
+    if schema is None:
+        return text_result(as_content(value))
+    if problem := structured_problem(schema, value):
+        return text_result(refusals.off_schema(tool.name, problem), "tool_error")
+    return text_result(as_content(value), structured=value)
 
 
 class ListChangingServer(Server):
@@ -91,12 +118,16 @@ class KitchenServer:
     >>> kitchen = KitchenServer(faults=True)
     >>> [t["name"] for t in kitchen.listing()][-2:]
     ['stall', 'crash']
+    >>> KitchenServer(structured=True).listing()[-1]["annotations"]["destructiveHint"]
+    True
     """
 
-    def __init__(self, *, faults: bool = False, room: RoomTokens | None = None):
+    def __init__(self, *, faults: bool = False, room: RoomTokens | None = None, structured: bool = False):
         check_sdk()
         self.faults = faults
         self.room = room
+        self.structured = structured
+        self.files: Tree = pretend_tree()  # this server's own copy: delete_file changes it, nothing else
         self.memory: list[str] = []
         # In a room, each learner's notebook: the made-up users' notes for those names, else empty.
         self.notebooks: dict[str, list[str]] = {name: list(NOTES.get(name, [])) for name in (room.tokens if room else [])}
@@ -107,6 +138,9 @@ class KitchenServer:
         if faults:
             self.add_tool(stall)
             self.add_tool(crash)
+        if structured:
+            self.add_tool(self.delete_file)
+            self.tools["browse_files"].fn = self.browse_own_files  # same tool and schema, this server's copy
         if room:
             self.tools["my_notes"].fn = self.room_notes  # same tool and schema, the room's notebooks behind it
         self.server: Server = ListChangingServer(SERVER_NAME, version=SERVER_VERSION,
@@ -142,11 +176,25 @@ class KitchenServer:
         self.add_tool(get_weather)
         return "get_weather is on."
 
+    def delete_file(self, path: str) -> str:
+        """Delete a file from the user's pretend file tree, for good: there is no undo and no bin.
+        Only files can be deleted, one at a time, not folders; browse_files shows what there is.
+
+        Args:
+            path: The file to delete, relative to the top folder, as folder/file (such as notes/todo.md).
+        """
+        where, content = remove_file(self.files, path)
+        return f"Deleted {where} ({len(content)} characters)."
+
+    def browse_own_files(self, path: str = ".") -> dict:
+        """`browse_files` with `--structured`: over this server's own copy, the one `delete_file` changes."""
+        return browse_tree(self.files, path)
+
     # -- the registry ----------------------------------------------------------------------------
 
     def add_tool(self, fn: Callable) -> ServerTool:
         """Offer `fn` as a tool; clients hear about it with notifications/tools/list_changed."""
-        tool = ServerTool.from_function(fn)
+        tool = ServerTool.from_function(fn, structured=self.structured)
         self.tools[tool.name] = tool
         self.list_version += 1
         return tool
@@ -213,7 +261,7 @@ class KitchenServer:
                 value = await anyio.to_thread.run_sync(partial(tool.fn, **kwargs))
         except Exception as err:  # noqa: BLE001 - a failing tool is a result, not a crash
             return text_result(refusals.tool_failed(name, err), "tool_error")
-        return text_result(as_content(value))
+        return value_result(tool, value)
 
 
 async def serve_stdio(kitchen: KitchenServer) -> None:

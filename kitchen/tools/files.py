@@ -4,6 +4,10 @@ What it does: loads a small tree from `data/files.json` into memory once (a JSON
 folder, a string is a file's content) and answers paths relative to its top folder, such as
 ".", "notes", "notes/" or "notes/todo.md".
 
+The same walk works on a copy of the tree (`pretend_tree`, `browse_tree`), and `remove_file`
+deletes a file from such a copy: chapter 05's MCP server keeps one of its own for its destructive
+`delete_file` tool, so a deletion changes that server's copy and nothing else.
+
 What it deliberately does not do: it never touches the real file system. Paths are only ever
 looked up in that in-memory tree, never joined to, resolved against or checked on a real disk.
 Paths that try to leave the tree, or that only make sense on a real disk, are refused with a clear
@@ -12,6 +16,7 @@ message: absolute paths (/etc/passwd, C:\\..., ~), any '..' step, backslashes an
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -88,8 +93,55 @@ def browse_files(path: str = ".") -> dict:
         >>> [entry["name"] for entry in browse_files("notes")["entries"]]
         ['shopping.txt', 'todo.md']
     """
+    return browse_tree(_tree(), path)
+
+
+def pretend_tree() -> Tree:
+    """A fresh copy of the pretend file tree, to change without changing anyone else's."""
+    return copy.deepcopy(_tree())
+
+
+def browse_tree(tree: Tree, path: str = ".") -> dict:
+    """`browse_files` over the given tree, e.g. a copy from `pretend_tree()`.
+
+    >>> tree = pretend_tree()
+    >>> del tree["notes"]["todo.md"]
+    >>> [entry["name"] for entry in browse_tree(tree, "notes")["entries"]]
+    ['shopping.txt']
+    """
     parts = _parts(path)
-    node: Tree | str = _tree()
+    node = _find(tree, parts)
+    where = "/".join(parts) or "."
+    if isinstance(node, str):
+        return {"file": where, "content": node}
+    return {"folder": where, "entries": _listing(node)}
+
+
+def remove_file(tree: Tree, path: str) -> tuple[str, str]:
+    """Delete one file from `tree` (an in-memory copy, never a real disk): its path and its old content.
+
+    Folders are not deleted; a path that is not there, or that tries to leave the tree, is refused
+    with the same messages as `browse_files`.
+
+    >>> tree = pretend_tree()
+    >>> remove_file(tree, "./notes/todo.md")[0], sorted(tree["notes"])
+    ('notes/todo.md', ['shopping.txt'])
+    """
+    parts = _parts(path)
+    node = _find(tree, parts)
+    where = "/".join(parts) or "."
+    if not isinstance(node, str):
+        raise ToolError(f"{where!r} is a folder; only files can be deleted, one at a time, "
+                        f"such as notes/todo.md.")
+    folder = _find(tree, parts[:-1])
+    assert isinstance(folder, dict)  # `node` was found inside it
+    del folder[parts[-1]]
+    return where, node
+
+
+def _find(tree: Tree, parts: list[str]) -> Tree | str:
+    """The folder or file at `parts`, or a ToolError that says what is there instead."""
+    node: Tree | str = tree
     for depth, name in enumerate(parts):
         here = "/".join(parts[:depth]) or "."
         if isinstance(node, str):
@@ -100,7 +152,4 @@ def browse_files(path: str = ".") -> dict:
             raise ToolError(f"There is no {'/'.join(parts)!r} in the pretend file tree. "
                             f"The folder {here!r} contains: {entries}.")
         node = node[name]
-    where = "/".join(parts) or "."
-    if isinstance(node, str):
-        return {"file": where, "content": node}
-    return {"folder": where, "entries": _listing(node)}
+    return node

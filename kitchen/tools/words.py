@@ -6,9 +6,15 @@ breaks included) of the text it is given, or of a rhyme looked up by title.
 
 What it deliberately does not do: no counting of syllables, sentences or unique words, and no
 language-aware word splitting: "don't" and "well-known" are one word each.
+
+Its result has a fixed shape, `WordCounts`; an MCP server can publish that shape as the tool's
+`outputSchema` (`kitchen.mcp.structured`). The model's schema never shows it.
 """
 
 from __future__ import annotations
+
+# pydantic, which turns the shape into a JSON schema, needs typing_extensions' TypedDict on Python 3.11.
+from typing_extensions import TypedDict
 
 from kitchen.tools.errors import ToolError
 from kitchen.tools.rhymes import find_rhyme
@@ -16,7 +22,16 @@ from kitchen.tools.rhymes import find_rhyme
 ECHO_LIMIT = 80  # longer texts are shortened in the "of" field, so a result stays small
 
 
-def count_words(text: str = "", rhyme_title: str = "") -> dict:
+class WordCounts(TypedDict):
+    """What count_words found: words, non-blank lines and characters, and what was counted."""
+
+    words: int
+    lines: int
+    characters: int
+    of: str
+
+
+def count_words(text: str = "", rhyme_title: str = "") -> WordCounts:
     """Count the words, lines and characters of a text, or of one of the six nursery rhymes by title.
     Use it whenever you need an exact count instead of counting yourself. Give exactly one of text or
     rhyme_title. A word is a run of non-space characters that contains a letter or a digit; lines
@@ -50,7 +65,7 @@ def count_words(text: str = "", rhyme_title: str = "") -> dict:
     raise ToolError("Nothing to count: give the text to count, or the exact title of a rhyme as rhyme_title.")
 
 
-def _counts(text: str, label: str) -> dict:
+def _counts(text: str, label: str) -> WordCounts:
     words = [token for token in text.split() if any(char.isalnum() for char in token)]
     lines = [line for line in text.splitlines() if line.strip()]
     return {"words": len(words), "lines": len(lines), "characters": len(text), "of": label}

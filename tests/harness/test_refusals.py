@@ -34,3 +34,12 @@ def test_the_notes_and_the_server_and_cap_texts_read_as_before():
     assert refusals.too_many_calls(5, 15) == (
         "only the first 5 calls of a reply are run; the 15 after them were not. Call fewer tools at once.")
     assert refusals.too_many_errors(3, 7).startswith("7 more calls that did not parse were not reported, like the 3")
+
+
+def test_the_structured_and_confirmation_texts():
+    assert refusals.off_schema("count_words", "'3' is not of type 'integer' (at words)") == (
+        "count_words returned a result that does not fit its output schema: '3' is not of type 'integer' "
+        "(at words). The result was not used.")
+    assert refusals.not_confirmed("delete_file", "the user declined") == (
+        "delete_file did not run: the user declined. Do not call it again for this; tell the user what you "
+        "would have done.")

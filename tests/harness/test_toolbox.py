@@ -16,7 +16,7 @@ from kitchen.harness import refusals
 from kitchen.harness.loop import run_harness
 from kitchen.model.scripted import ScriptedModel
 from kitchen.harness.toolbox import (UNPARSED, LocalToolbox, Toolbox, ToolResult, arguments_error, as_content,
-                                     drop_injected, error_result, parse_failure, run_with_timeout)
+                                     drop_injected, error_result, parse_failure, run_with_timeout, schema_problem)
 from kitchen.tools import calculator
 
 
@@ -91,6 +91,33 @@ def test_ignored_arguments_leave_a_note_before_the_tool_s_own_notes():
     result = Recording(policy="ignore").call("echo", {"text": "hi", "user_id": "bob"})
     assert result.ok and result.content == "{'text': 'hi'}"
     assert result.notes == [refusals.dropped_argument("user_id", "bob"), "ran"]
+
+
+class Holding(Recording):
+    """A recording toolbox whose application holds back every model's call of `echo` (`_held`)."""
+
+    def _held(self, name: str, args: dict, arguments: dict) -> ToolResult | None:
+        self.asked.append("held")
+        return error_result(name, arguments, "not_confirmed", f"held back: {args}")
+
+
+def test_a_held_call_never_runs_and_only_the_model_s_calls_are_held():
+    box = Holding(policy="ignore")
+    result = box.call("echo", {"text": "hi", "user_id": "bob"})
+    assert result.error_kind == "not_confirmed" and result.content == "Error (not_confirmed): held back: {'text': 'hi'}"
+    assert box.asked == ["service", "has", "injected", "parameters", "held"]  # last check, and nothing ran
+    assert result.notes == [refusals.dropped_argument("user_id", "bob")]
+    assert box.call("echo", {"text": 5}).error_kind == "invalid_arguments"  # a bad call is not held: refused first
+    box.asked.clear()
+    assert box._checked_call("echo", {"text": "hi"}, from_model=False).ok and "held" not in box.asked
+    assert Recording().call("echo", {"text": "hi"}).ok  # nothing is held by default
+
+
+def test_a_result_has_no_structured_value_unless_given_one_and_does_not_show_it():
+    plain = ToolResult("f", {}, True, "42")
+    assert plain.structured is None
+    shaped = ToolResult("f", {}, True, '{"n": 42}', structured={"n": 42})
+    assert shaped.structured == {"n": 42} and "structured" not in repr(shaped)
 
 
 def test_the_application_may_name_hidden_tools_and_skips_the_injected_check():
@@ -190,6 +217,13 @@ def test_arguments_error_names_the_first_problem_and_where_it_is():
     assert arguments_error(parameters, {"n": 1, "items": ["a", 2]}) == "2 is not of type 'string' (at items/1)"
     assert "'extra' was unexpected" in arguments_error(parameters, {"n": 1, "extra": 0})
     assert "additionalProperties" not in parameters  # unknown arguments are refused on a copy
+
+
+def test_schema_problem_checks_any_value_against_any_schema():
+    schema = {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}
+    assert schema_problem(schema, {"n": 1, "extra": 0}) is None  # extra fields only fail a closed schema
+    assert schema_problem(schema, {"n": "1"}) == "'1' is not of type 'integer' (at n)"
+    assert schema_problem(schema, []) == "[] is not of type 'object'"
 
 
 def test_run_with_timeout_gives_the_value_the_exception_or_a_timeout():

@@ -16,13 +16,16 @@ import threading
 import time
 from pathlib import Path
 
+import mcp.types as types
 import pytest
 
 from kitchen.harness.loop import run_harness
 from kitchen.model.server.ports import free_port, wait_for_port
-from kitchen.mcp import (AGENT_ONLY_TOOLS, PROTOCOL_VERSION, MCPConnectionError, MCPToolbox, RawSession,
-                         result_text, server_command)
+from kitchen.mcp import (AGENT_ONLY_TOOLS, PROTOCOL_VERSION, ConfirmDestructive, MCPConnectionError, MCPToolbox,
+                         RawSession, output_schema, result_text, server_command)
+from kitchen.mcp.client import to_tool_result
 from kitchen.mcp.server import KitchenServer
+from kitchen.tools import count_words
 from kitchen.mcp.more_tools import crash, my_notes, stall
 from kitchen.tools.schemas import from_mcp, to_mcp, tool_schema
 from kitchen.model.scripted import ScriptedModel
@@ -452,3 +455,188 @@ def test_streamable_http_on_localhost():
         server.terminate()
         server.wait(10)
         server.stderr.close()
+
+
+# -- the structured side (2025-11-25): outputSchema, annotations, confirmation, closed inputs -------
+
+class Dialog:
+    """The application's confirmation dialog: records each question and gives `answer`."""
+
+    def __init__(self):
+        self.answer, self.questions = False, []
+
+    def __call__(self, name, arguments):
+        self.questions.append((name, arguments))
+        return self.answer
+
+
+@pytest.fixture(scope="module")
+def dialog():
+    return Dialog()
+
+
+@pytest.fixture(scope="module")
+def shaped(dialog):
+    """A server started with --structured; the application asks `dialog` before a destructive call."""
+    with MCPToolbox(structured=True, confirm=dialog, context={"user_id": "ada"}) as toolbox:
+        yield toolbox
+    assert gone_within(toolbox.pid)
+
+
+@pytest.fixture
+def asking(shaped, dialog):
+    """The structured toolbox with a dialog that says no and has not been asked yet."""
+    dialog.answer, dialog.questions = False, []
+    policy = shaped.confirm
+    yield shaped, dialog
+    shaped.confirm = policy
+
+
+def entries(box, folder):
+    return [entry["name"] for entry in json.loads(box.call("browse_files", {"path": folder}).content)["entries"]]
+
+
+def sent_calls(box, name):
+    return [f for f in box.wire.filter("tools/call", kind="request").frames if f.message["params"]["name"] == name]
+
+
+def test_the_structured_server_publishes_output_schema_and_annotations(shaped):
+    assert shaped.tools == KitchenServer(structured=True).listing()  # what the SDK client parsed
+    listing = last_frame(shaped, "tools/list", "response").message["result"]["tools"]  # what crossed the wire
+    count = next(t for t in listing if t["name"] == "count_words")
+    assert count["outputSchema"] == output_schema(count_words)
+    assert count["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
+    delete = next(t for t in listing if t["name"] == "delete_file")
+    assert delete["annotations"]["destructiveHint"] is True and delete["annotations"]["readOnlyHint"] is False
+    assert all(t["inputSchema"]["additionalProperties"] is False for t in listing)
+    model_sees = json.dumps(shaped.schemas())  # the model reads the inputs only
+    assert "outputSchema" not in model_sees and "destructiveHint" not in model_sees
+
+
+def test_a_structured_result_is_checked_and_kept_while_the_model_reads_the_text(shaped):
+    result = shaped.call("count_words", {"text": "one two three"})
+    expected = {"words": 3, "lines": 1, "characters": 13, "of": "one two three"}
+    assert result.ok and result.structured == json.loads(result.content) == expected
+    answer = last_frame(shaped, "tools/call", "response").message["result"]
+    assert answer["structuredContent"] == expected
+    assert answer["content"] == [{"type": "text", "text": json.dumps(expected)}]
+    assert shaped.call("calculator", {"expression": "6 * 7"}).structured is None
+
+
+def test_read_only_tools_never_ask_the_user(asking):
+    box, dialog = asking
+    for name, arguments in [("calculator", {"expression": "2 + 2"}), ("count_words", {"text": "hi"}),
+                            ("browse_files", {"path": "notes"}), ("my_notes", {"query": "dentist"}),
+                            ("search_rhymes", {"query": "sheep"}), ("fetch_page", {"url": "nowhere.example"})]:
+        result = box.call(name, arguments)
+        assert result.error_kind != "not_confirmed", name
+    assert dialog.questions == []
+
+
+def test_a_destructive_call_the_user_declines_does_not_run(asking):
+    box, dialog = asking
+    result = box.call("delete_file", {"path": "notes/todo.md"})
+    assert not result.ok and result.error_kind == "not_confirmed"
+    assert result.content == ("Error (not_confirmed): delete_file did not run: the user declined. Do not call it "
+                              "again for this; tell the user what you would have done.")
+    assert dialog.questions == [("delete_file", {"path": "notes/todo.md"})]
+    assert sent_calls(box, "delete_file") == []  # the server never heard of it
+    assert "todo.md" in entries(box, "notes")
+
+
+def test_with_no_one_to_ask_a_destructive_call_does_not_run(asking):
+    box, dialog = asking
+    box.confirm = ConfirmDestructive()  # the application has no way to ask its user
+    result = box.call("delete_file", {"path": "notes/todo.md"})
+    assert result.error_kind == "not_confirmed" and "has no way to ask" in result.content
+    assert sent_calls(box, "delete_file") == [] and "todo.md" in entries(box, "notes")
+
+
+def test_a_destructive_call_the_user_confirms_runs(asking):
+    box, dialog = asking
+    dialog.answer = True
+    result = box.call("delete_file", {"path": "recipes/lemonade.md"})
+    assert result.ok and result.content.startswith("Deleted recipes/lemonade.md (")
+    assert dialog.questions == [("delete_file", {"path": "recipes/lemonade.md"})]
+    assert len(sent_calls(box, "delete_file")) == 1 and entries(box, "recipes") == ["pancakes.md"]
+    assert box.confirm.asked[-1].answer is True
+
+
+def test_the_application_s_own_call_is_its_own_decision(asking):
+    box, dialog = asking
+    assert box.call_as_application("delete_file", {"path": "photos/cake-stall.jpg"}).ok
+    assert dialog.questions == [] and entries(box, "photos") == ["cat-on-wall.jpg"]
+
+
+def test_the_model_reads_that_the_user_declined(asking):
+    box, dialog = asking
+    model = ScriptedModel([tagged("delete_file", path="notes/shopping.txt"), "I left your shopping list alone."])
+    trace = run_harness(model, "Delete my shopping list.", box)
+    (result,) = trace.results
+    assert result.error_kind == "not_confirmed" and trace.stop_reason == "answer"
+    assert "shopping.txt" in entries(box, "notes") and len(dialog.questions) == 1
+
+
+def test_an_extra_field_is_an_error_result_naming_it(shaped):
+    result = shaped.call("count_words", {"text": "one", "colour": "red"})
+    assert not result.ok and result.error_kind == "invalid_arguments"
+    assert "Additional properties are not allowed ('colour' was unexpected)" in result.content
+    answer = last_frame(shaped, "tools/call", "response").message["result"]  # the server's answer
+    assert answer["isError"] is True and "'colour' was unexpected" in answer["content"][0]["text"]
+
+
+# A stand-in server in a few lines of Python (no SDK) that lists count_words with its outputSchema
+# and answers a call with structuredContent that fits it ("right"), or not ("wrong", "missing").
+OFF_SCHEMA_SERVER = """
+import json, sys
+SCHEMA = json.loads(%r)
+TOOL = {"name": "count_words", "description": "Count words.", "outputSchema": SCHEMA,
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+RIGHT = {"words": 3, "lines": 1, "characters": 13, "of": "one two three"}
+STRUCTURED = {"right": RIGHT, "wrong": dict(RIGHT, words="three")}
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "off-schema", "version": "0"}}
+    elif message["method"] == "tools/list":
+        result = {"tools": [TOOL]}
+    else:
+        result = {"content": [{"type": "text", "text": "3 words"}]}
+        how = message["params"]["arguments"]["text"]
+        if how in STRUCTURED:
+            result["structuredContent"] = STRUCTURED[how]
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+def test_structured_content_off_its_schema_is_a_tool_error_not_a_crash():
+    script = OFF_SCHEMA_SERVER % json.dumps(output_schema(count_words))
+    with MCPToolbox([sys.executable, "-c", script], timeout=5) as box:
+        wrong = box.call("count_words", {"text": "wrong"})
+        assert not wrong.ok and wrong.error_kind == "tool_error" and wrong.structured is None
+        assert wrong.content == ("Error (tool_error): count_words returned a result that does not fit its output "
+                                 "schema: 'three' is not of type 'integer' (at words). The result was not used.")
+        missing = box.call("count_words", {"text": "missing"})
+        assert missing.error_kind == "tool_error" and "no structuredContent came back" in missing.content
+        right = box.call("count_words", {"text": "right"})
+        assert right.ok and right.content == "3 words" and right.structured["words"] == 3
+        assert box.alive
+
+
+def test_to_tool_result_checks_structured_content_only_against_a_schema():
+    schema = output_schema(count_words)
+    good = {"words": 1, "lines": 1, "characters": 2, "of": "hi"}
+
+    def result(structured):
+        return types.CallToolResult(content=[types.TextContent(type="text", text="1 word")],
+                                    structured_content=structured)
+
+    assert to_tool_result("count_words", {}, result(good), 0.1, schema).structured == good
+    off = to_tool_result("count_words", {}, result({**good, "of": 2}), 0.1, schema)
+    assert off.error_kind == "tool_error" and "2 is not of type 'string' (at of)" in off.content
+    unchecked = to_tool_result("count_words", {}, result({"anything": True}), 0.1)  # no schema: kept as it is
+    assert unchecked.ok and unchecked.structured == {"anything": True} and unchecked.content == "1 word"
+    assert to_tool_result("count_words", {}, result(None), 0.1).structured is None

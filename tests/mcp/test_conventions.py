@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from kitchen.mcp.conventions import PROTOCOL_VERSION, check_sdk, server_command
+from kitchen.mcp.conventions import FAULT_TOOLS, PROTOCOL_VERSION, STRUCTURED_TOOLS, check_sdk, server_command
 
 
 def test_the_sdk_check_raises_a_clear_error_instead_of_asserting_at_import():
@@ -23,3 +23,9 @@ def test_the_pinned_version_is_a_handshake_version():
 def test_the_server_command():
     command = server_command(faults=True, http=True, port=9000, python="python3")
     assert command == ["python3", "-m", "kitchen.mcp", "--faults", "--http", "--port", "9000"]
+    structured = server_command(structured=True, faults=True, python="python3")
+    assert structured == ["python3", "-m", "kitchen.mcp", "--faults", "--structured"]
+
+
+def test_the_optional_tools_are_named_apart():
+    assert STRUCTURED_TOOLS == ("delete_file",) and not set(STRUCTURED_TOOLS) & set(FAULT_TOOLS)

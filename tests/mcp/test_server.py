@@ -3,6 +3,8 @@ command line (`kitchen.mcp.__main__`, what `python -m kitchen.mcp` runs)."""
 
 from __future__ import annotations
 
+import json
+
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -11,8 +13,11 @@ from kitchen.mcp.__main__ import main as serve
 from kitchen.mcp.conventions import context_key
 from kitchen.mcp.server import KitchenServer
 from kitchen.mcp.more_tools import get_weather
+from kitchen.mcp.structured import TOOL_HINTS, output_schema, structured_problem
+from kitchen.settings import DATA
 from kitchen.tools.schemas import to_mcp, tool_schema
-from kitchen.tools import TOY_TOOLS
+from kitchen.tools.words import WordCounts
+from kitchen.tools import TOY_TOOLS, browse_files, count_words
 
 ADA = {context_key("user_id"): "ada"}
 
@@ -99,4 +104,83 @@ def test_the_server_s_command_line_says_how_to_start_it(capsys):
     with pytest.raises(SystemExit) as stop:
         serve(["--help"])
     assert stop.value.code == 0
-    assert "python -m kitchen.mcp" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "python -m kitchen.mcp" in shown and "--structured" in shown
+
+
+# -- with --structured: outputSchema, annotations, closed input schemas, delete_file (2025-11-25) --
+
+def test_the_default_server_publishes_none_of_the_structured_side():
+    kitchen = KitchenServer()
+    for tool in kitchen.listing():
+        assert set(tool) == {"name", "description", "inputSchema"}
+        assert "additionalProperties" not in tool["inputSchema"]
+    assert "delete_file" not in kitchen.tools
+
+
+def test_the_structured_listing_publishes_schemas_and_hints():
+    listing = {t["name"]: t for t in KitchenServer(structured=True).listing()}
+    assert list(listing) == [fn.__name__ for fn in TOY_TOOLS] + ["my_notes", "save_memory", "enable_weather",
+                                                                 "delete_file"]
+    assert [name for name, tool in listing.items() if "outputSchema" in tool] == ["count_words"]
+    assert listing["count_words"]["outputSchema"] == output_schema(count_words)
+    for name, tool in listing.items():
+        assert tool["annotations"] == TOOL_HINTS[name]
+        assert tool["inputSchema"]["additionalProperties"] is False
+    assert listing["calculator"]["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
+    assert listing["delete_file"]["annotations"]["destructiveHint"] is True
+    assert listing["delete_file"]["inputSchema"]["required"] == ["path"]
+
+
+def test_a_structured_result_carries_the_same_json_as_text():
+    kitchen = KitchenServer(structured=True)
+    result = anyio.run(kitchen.run_tool, "count_words", {"text": "one two three"}, {})
+    (part,) = result.content
+    assert not result.is_error and part.type == "text"
+    assert json.loads(part.text) == result.structured_content == {"words": 3, "lines": 1, "characters": 13,
+                                                                  "of": "one two three"}
+    assert structured_problem(kitchen.tools["count_words"].mcp["outputSchema"], result.structured_content) is None
+    plain = anyio.run(kitchen.run_tool, "calculator", {"expression": "6 * 7"}, {})
+    assert plain.structured_content is None and plain.content[0].text == "42"
+
+
+def test_an_extra_field_is_an_error_result_naming_it():
+    is_error, kind, text = run(KitchenServer(structured=True), "count_words", {"text": "one", "colour": "red"})
+    assert is_error and kind == "invalid_arguments"
+    assert "Additional properties are not allowed ('colour' was unexpected)" in text
+    assert '"additionalProperties": false' in text  # the schema it quotes says so too
+
+
+def test_a_result_off_its_own_schema_is_never_sent_as_structured_content():
+    def miscount(text: str) -> WordCounts:
+        """Count the words of a text, wrongly.
+
+        Args:
+            text: The text to count.
+        """
+        return {"words": "many", "lines": 1, "characters": len(text), "of": text}
+
+    kitchen = KitchenServer(structured=True)
+    kitchen.add_tool(miscount)
+    result = anyio.run(kitchen.run_tool, "miscount", {"text": "a b"}, {})
+    assert result.is_error and result.structured_content is None
+    assert result.meta == {"llm-kitchen/error_kind": "tool_error"}
+    assert result.content[0].text == ("miscount returned a result that does not fit its output schema: 'many' is "
+                                      "not of type 'integer' (at words). The result was not used.")
+
+
+def test_delete_file_changes_only_this_server_s_copy():
+    on_disk = (DATA / "files.json").read_text(encoding="utf-8")
+    todo = json.loads(on_disk)["notes"]["todo.md"]
+    kitchen = KitchenServer(structured=True)
+    assert run(kitchen, "delete_file", {"path": "notes/todo.md"}) == (
+        False, None, f"Deleted notes/todo.md ({len(todo)} characters).")
+    listing = json.loads(run(kitchen, "browse_files", {"path": "notes"})[2])
+    assert [entry["name"] for entry in listing["entries"]] == ["shopping.txt"]
+    assert "todo.md" in [entry["name"] for entry in browse_files("notes")["entries"]]  # the shared tree
+    assert "todo.md" in run(KitchenServer(structured=True), "browse_files", {"path": "notes"})[2]  # another server
+    assert (DATA / "files.json").read_text(encoding="utf-8") == on_disk
+    for path, says in [("notes/todo.md", "There is no 'notes/todo.md'"), ("recipes", "only files can be deleted"),
+                       ("../../etc/passwd", "'..'"), ("/etc/passwd", "absolute path")]:
+        is_error, kind, text = run(kitchen, "delete_file", {"path": path})
+        assert is_error and kind == "tool_error" and says in text, path

@@ -14,7 +14,7 @@ import pytest
 
 from kitchen.settings import DATA
 from kitchen.tools.errors import ToolError
-from kitchen.tools.files import browse_files
+from kitchen.tools.files import browse_files, browse_tree, pretend_tree, remove_file
 
 TREE = json.loads((DATA / "files.json").read_text(encoding="utf-8"))
 files_module = importlib.import_module("kitchen.tools.files")
@@ -123,6 +123,32 @@ def test_results_are_copies() -> None:
     assert len(browse_files("notes")["entries"]) == 2
 
 
+def test_a_copy_of_the_tree_changes_alone() -> None:
+    tree = pretend_tree()
+    assert tree == TREE and browse_tree(tree, "notes") == browse_files("notes")
+    assert remove_file(tree, "./notes//todo.md") == ("notes/todo.md", TREE["notes"]["todo.md"])
+    assert names(browse_tree(tree, "notes")) == ["shopping.txt"]
+    assert names(browse_files("notes")) == ["shopping.txt", "todo.md"]  # the shared tree is as it was
+    assert pretend_tree() == TREE  # and so is the next copy
+
+
+@pytest.mark.parametrize("path, says", [
+    ("notes/todo.md", "There is no 'notes/todo.md'"),  # already removed below
+    ("notes", "'notes' is a folder; only files can be deleted"),
+    (".", "'.' is a folder"),
+    ("notes/shopping.txt/x", "is a file, not a folder"),
+    ("../etc/passwd", "'..'"),
+    ("/etc/passwd", "absolute path"),
+])
+def test_remove_file_refuses_what_is_not_a_file_of_the_tree(path: str, says: str) -> None:
+    tree = pretend_tree()
+    remove_file(tree, "notes/todo.md")
+    before = json.dumps(tree)
+    with pytest.raises(ToolError) as caught:
+        remove_file(tree, path)
+    assert says in str(caught.value) and json.dumps(tree) == before
+
+
 def test_never_touches_the_real_file_system(monkeypatch: pytest.MonkeyPatch) -> None:
     browse_files()  # load the data file first: that one read is allowed
     touched: list[str] = []
@@ -142,9 +168,13 @@ def test_never_touches_the_real_file_system(monkeypatch: pytest.MonkeyPatch) -> 
             answers.append(browse_files(path))
         except ToolError as err:
             answers.append(str(err))
+    copy = pretend_tree()
+    removed = remove_file(copy, "notes/todo.md")
     monkeypatch.undo()
     assert touched == []
     assert len(answers) == 7 and answers[2]["content"] == TREE["notes"]["todo.md"]
+    assert removed[0] == "notes/todo.md" and "todo.md" not in copy["notes"]
+    assert json.loads((DATA / "files.json").read_text(encoding="utf-8")) == TREE  # the data file is as it was
 
 
 def test_the_module_imports_nothing_that_reaches_the_disk() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import typing
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from kitchen.tools.errors import ToolError
 from kitchen.tools.rhymes import load_rhymes
-from kitchen.tools.words import ECHO_LIMIT, count_words
+from kitchen.tools.words import ECHO_LIMIT, WordCounts, count_words
 
 MAX_EXAMPLES_SIMPLE_TEXT = 500  # property test against str.split on letters, spaces and line breaks
 
@@ -40,6 +41,14 @@ def test_contractions_and_hyphens_are_one_word() -> None:
 
 def test_result_shape_for_text() -> None:
     assert count_words(text="a b\n\nc") == {"words": 3, "lines": 2, "characters": 6, "of": "a b\n\nc"}
+
+
+def test_the_result_has_the_declared_shape() -> None:
+    declared = typing.get_type_hints(WordCounts)
+    assert typing.get_type_hints(count_words)["return"] is WordCounts
+    assert declared == {"words": int, "lines": int, "characters": int, "of": str}
+    for result in (count_words(text="a b\n\nc"), count_words(rhyme_title="Humpty Dumpty")):
+        assert {key: type(value) for key, value in result.items()} == declared
 
 
 def test_long_text_is_shortened_in_the_of_field() -> None:
