@@ -1,7 +1,7 @@
 """The chapters' claims about what a live model does, and their verdicts.
 
 - `core`: `Claim`, `ClaimVerdict`, `verdict` and `show` (a notebook's verdict cell).
-- `ch01` … `ch07`: each chapter's claims: the run that shows each, and how to read it.
+- `ch01` … `ch07`, `ch09`: each chapter's claims (chapter 08's numbers are BFCL's grader's, committed as runs): the run that shows each, and how to read it.
 - `registry`: every chapter's claims, registered.
 
 >>> from kitchen.claims import CLAIMS

@@ -4,7 +4,7 @@ A learner does the task in a code cell, then calls the chapter's `check_…` fun
 made. The check answers with a `Feedback`: right, or what is wrong with a hint, and never the
 solution. Left as the notebook ships it (`...`), a check says "not done yet" without an error.
 
-One module per chapter (`ch01` … `ch08`); `core` holds `Feedback`; `quiz` is the self-check at
+One module per chapter (`ch01` … `ch09`); `core` holds `Feedback`; `quiz` is the self-check at
 the end of each chapter, its questions in `questions`.
 """
 
@@ -21,4 +21,5 @@ __getattr__, __all__ = exports(__name__, {
     "kitchen.exercises.ch06": ["check_grades", "check_prediction", "replies_to_grade"],
     "kitchen.exercises.ch07": ["check_grammar", "check_tool_choice"],
     "kitchen.exercises.ch08": ["CANDIDATES", "check_overlap", "check_verdicts", "triangle_case"],
+    "kitchen.exercises.ch09": ["check_glue", "check_sdk_loop", "check_shapes"],
 })

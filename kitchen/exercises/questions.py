@@ -221,4 +221,33 @@ QUESTIONS: dict[str, list[Question]] = {
           ("The questions differ.", "They come from the same bfcl-eval package, read as installed."),
           ("The paper graded by hand.", "Both are graded by the same AST checker."), position=2),
     ],
+    "09": [
+        q("What does finish_reason \"tool_calls\" (stop_reason \"tool_use\") tell the application?",
+          "The reply is a request for tools: run them, send the results back by id, and call the model again.",
+          "The model has not answered yet; the loop goes on until the reply ends another way.",
+          ("That the server has already run the tools.", "No API runs a client's tools: the calls come back to "
+                                                         "the application, which runs them."),
+          ("That the reply was cut off.", "That is \"length\" (\"max_tokens\"): the reply hit its token cap.")),
+        q("Why does each tool call carry an id?",
+          "So each result can be linked to the call it answers, whatever order the results come back in.",
+          "Qwen's template has no ids: the server lines the results up in the calls' order before the model reads "
+          "them. The id is the API's bookkeeping.",
+          ("The model reads the id to know which tool ran.", "The model never sees it: the rendered prompt has no "
+                                                             "ids at all."),
+          ("It tells the server which tool to run.", "The server runs no tool; the name says which tool."),
+          position=1),
+        q("A stream sends a call's arguments in fragments. When can the client parse them?",
+          "When the call's block is complete: glue the fragments, then json.loads once.",
+          "A fragment such as '{\"expr' is not JSON on its own; a Bedrock client parses at contentBlockStop, when the block ends.",
+          ("After every fragment.", "Most fragments are not valid JSON on their own, so a parse would fail."),
+          ("Never: the arguments arrive as an object.", "In OpenAI's shape they are JSON text, in every reply and "
+                                                        "every stream."), position=2),
+        q("What does \"strict\": true change on this chapter's server?",
+          "The reply is decoded under chapter 07's grammar built from the schema, so a call that finishes validates.",
+          "The same mask as chapter 07: the model can only write tokens the schema allows.",
+          ("The server checks the call after the model wrote it and asks again if it is wrong.",
+           "Nothing is checked afterwards: the grammar stops a wrong token before it is written."),
+          ("The model is told in the prompt to follow the schema more closely.",
+           "The prompt is the same: the difference is in which tokens the decoder may pick.")),
+    ],
 }

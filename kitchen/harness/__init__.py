@@ -5,6 +5,7 @@
 - `protocols`: native and prompt-based tool calling (03, 04); `signatures`: schemas as prompt text (04).
 - `prompts`: a rendered prompt's parts and what each tool costs (02).
 - `parsing/`: the plain parse chapter 04 types out (`basic`) and the robust parser the loop uses.
+- `api/`: the same model behind OpenAI's and Anthropic's APIs, for their SDKs (09).
 """
 
 from kitchen import exports
@@ -16,4 +17,6 @@ __getattr__, __all__ = exports(__name__, {
     "kitchen.harness.prompts": ["prompt_parts", "tool_costs", "tools_block"],
     "kitchen.harness.parsing.robust": ["parse_tool_calls"],
     "kitchen.harness.parsing.results": ["FORMATS", "NATIVE_FORMATS", "ParseError", "ParseResult", "ToolCall"],
+    "kitchen.harness.api.app": ["serve_api", "start_api"],
+    "kitchen.harness.api.converse_shape": ["converse_result", "shapes"],
 })

@@ -21,4 +21,5 @@ __getattr__, __all__ = exports(__name__, {
     "kitchen.model.interface": ["ChatModel", "ModelInfo", "ReplyStream"],
     "kitchen.model.replies": ["Generation", "Token"],
     "kitchen.model.replay.player": ["ReplayModel"],
+    "kitchen.model.server.llama_server": ["llama_cpp_server"],
 })

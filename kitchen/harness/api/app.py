@@ -4,8 +4,12 @@ A small Starlette app (the ASGI stack the `mcp` SDK already brings), served by u
 127.0.0.1 in a thread of the notebook's own process, so it runs the model the chapter loaded:
 
 >>> from kitchen.model.scripted import ScriptedModel
->>> with serve_api(ScriptedModel(["Hello."])) as api:      # doctest: +SKIP
-...     OpenAI(base_url=api.url + "/v1", api_key="none").chat.completions.create(...)
+>>> from openai import OpenAI
+>>> with serve_api(ScriptedModel(["Hello."])) as api:
+...     reply = OpenAI(base_url=api.url + "/v1", api_key="none").chat.completions.create(
+...         model="local", messages=[{"role": "user", "content": "Hi"}])
+>>> reply.choices[0].message.content, reply.choices[0].finish_reason
+('Hello.', 'stop')
 
 One request runs the model at a time (`Lock`); the others wait their turn. Every turn is kept in
 `ApiServer.turns` (the prompt, the raw text, the calls), so a cell can show what the server did
@@ -73,6 +77,7 @@ class ApiServer:
     url: str = ""
     turns: list[ApiTurn] = field(default_factory=list)
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    stop: Callable[[], None] = lambda: None  # set by `start_api`: stops the server
 
     @property
     def last_turn(self) -> ApiTurn:
@@ -109,14 +114,14 @@ class ApiServer:
                     async with self.lock:  # a bad grammar raises here, before the stream's 200
                         first = await anyio.to_thread.run_sync(next, turn_events)
                     events = self.recorded(_chain(first, turn_events))
-                    return StreamingResponse(self.pump(shape.sse(events, chat.model, body)),
+                    return StreamingResponse(self.pump(shape.sse(events, self.model.info.model_name, body)),
                                              media_type="text/event-stream")
                 async with self.lock:
                     turn = await anyio.to_thread.run_sync(run_turn, self.model, chat, shape.call_prefix)
             except ApiError as err:
                 return JSONResponse(shape.error(err), status_code=err.status)
             self.keep(turn)
-            return JSONResponse(shape.respond(turn, chat.model))
+            return JSONResponse(shape.respond(turn, self.model.info.model_name))  # the model that answered
         return answer
 
     def recorded(self, events: Iterator[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
@@ -147,12 +152,10 @@ def _close(lines: Iterator[str]) -> None:
         close()
 
 
-@contextmanager
-def serve_api(model: ChatModel, port: int | None = None, host: str = "127.0.0.1") -> Iterator[ApiServer]:
-    """Serve `model` on http://`host`:`port` (a free port by default) while the block runs.
+def start_api(model: ChatModel, port: int | None = None, host: str = "127.0.0.1") -> ApiServer:
+    """Serve `model` on http://`host`:`port` (a free port by default) until `ApiServer.stop()`.
 
-    The server runs in a thread of this process: the model stays loaded once, and the block's end
-    stops the server (requests still running are cut)."""
+    The server runs in a thread of this process, so the model is loaded once, by the notebook."""
     server = ApiServer(model)
     port = port or free_port()
     config = uvicorn.Config(server.app(), host=host, port=port, log_level="warning", lifespan="off")
@@ -164,8 +167,19 @@ def serve_api(model: ChatModel, port: int | None = None, host: str = "127.0.0.1"
             raise RuntimeError(f"The API server could not start on {host}:{port}.")
         threading.Event().wait(0.02)
     server.url = f"http://{host}:{port}"
+
+    def stop() -> None:
+        runner.should_exit = True
+        thread.join(timeout=10)
+    server.stop = stop
+    return server
+
+
+@contextmanager
+def serve_api(model: ChatModel, port: int | None = None, host: str = "127.0.0.1") -> Iterator[ApiServer]:
+    """`start_api` for the length of a `with` block (requests still running at its end are cut)."""
+    server = start_api(model, port, host)
     try:
         yield server
     finally:
-        runner.should_exit = True
-        thread.join(timeout=10)
+        server.stop()

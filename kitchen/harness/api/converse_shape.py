@@ -1,9 +1,9 @@
-"""Amazon Bedrock's Converse shape (seed 000's agent), as data: no Bedrock runs here.
+"""Amazon Bedrock's Converse shape, as data: no Bedrock runs here.
 
 The same turn as the other two APIs: a call is a `toolUse` block (`toolUseId`, `name`, `input`),
 the reply's `stopReason` is "tool_use", a result goes back as a `toolResult` block in a user
 message, linked by `toolUseId`, with `status` "success" or "error" and its content as `text` or
-`json` (where seed 000 puts an MCP result's `structuredContent`). In a stream the input arrives as
+`json` (where an agent can put an MCP result's `structuredContent`). In a stream the input arrives as
 text fragments in `contentBlockDelta` events and is parsed at `contentBlockStop`.
 
 `shapes()` puts one call in all three shapes side by side, with the text Qwen wrote under them.
@@ -37,7 +37,7 @@ def converse_response(turn: ApiTurn) -> dict:
 
 
 def converse_result(tool_use_id: str, result: Any, ok: bool = True) -> dict:
-    """One `toolResult` block: a dict goes as `json` (seed 000 sends `structuredContent` so), else `text`.
+    """One `toolResult` block: a dict goes as `json` (an MCP result's `structuredContent` fits there), else `text`.
 
     >>> converse_result("tooluse_1", {"value": 4})
     {'toolResult': {'toolUseId': 'tooluse_1', 'status': 'success', 'content': [{'json': {'value': 4}}]}}

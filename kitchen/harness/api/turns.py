@@ -16,7 +16,9 @@ The project's choices here (not an API's contract, and said so in chapter 09):
 - a call the parser cannot read, or to a tool the request did not offer, comes back as the text
   the model wrote (finish "stop"), never as a call the server made up;
 - a call's `arguments` is the JSON text the model wrote, as written; the server rewrites it only
-  when the parser had to repair it (then it is `json.dumps` of what the parser read).
+  when the parser had to repair it (then it is `json.dumps` of what the parser read);
+- decoding is greedy, whatever `temperature` a request asks for (llama.cpp's server samples at
+  0.8 unless told `temperature: 0`).
 
 >>> turn_finish([], "end_of_turn"), turn_finish([], "max_new_tokens")
 ('stop', 'length')
@@ -197,9 +199,10 @@ def read_turn(generation: Generation, request: ChatRequest, held_by: str = "",
 
 
 def turn_finish(calls: Sequence[ToolCall], stop_reason: str) -> Finish:
-    if calls:
-        return "tool_calls"
-    return "length" if stop_reason == "max_new_tokens" else "stop"
+    """A reply cut by its token cap is "length" even with calls in it (as the APIs do: it is unfinished)."""
+    if stop_reason == "max_new_tokens":
+        return "length"
+    return "tool_calls" if calls else "stop"
 
 
 def api_call(call: ToolCall, generation: Generation, call_id: str) -> ApiCall:

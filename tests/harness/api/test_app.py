@@ -34,7 +34,7 @@ def run(name: str, arguments: dict) -> str:
 
 
 def openai_loop(url: str, stream: bool) -> tuple[str, list[dict]]:
-    """Seed 000's loop against the OpenAI SDK: call, run each tool_call, answer by id, call again."""
+    """The agent loop against the OpenAI SDK: call, run each tool_call, answer by id, call again."""
     client = openai.OpenAI(base_url=url + "/v1", api_key="not-needed")
     messages: list[dict] = [{"role": "user", "content": QUESTION}]
     for _ in range(4):
