@@ -7,12 +7,12 @@ one folder per concept the chapters teach (tests/test_structure.py keeps the imp
     model/       a chat model behind one interface: the decode loop, live, replayed,
                  scripted or served; which one runs, its weights, its engine setting         (all)
     tools/       the five toy tools, and tool schemas from Python functions                  (01–06)
-    harness/     the loop, its toolbox, the protocols, the prompt's parts, the parsers        (01–07)
+    harness/     the loop, its toolbox, the protocols, the parsers; the APIs' server (09)    (01–07, 09)
     grammar/     call grammars from the schemas, the mask they put on the next token         (07)
-    mcp/         a real MCP server and client, and the wire between                          (05)
+    mcp/         a real MCP server and client, and the wire between                          (05, 09)
     bfcl/        the Berkeley Function Calling Leaderboard on the series' models             (08)
-    exercises/   the checks behind each chapter's "Your turn"                                 (01–08)
-    claims/      each chapter's claims about what a live model does, and their verdicts      (01–07)
+    exercises/   the checks behind each chapter's "Your turn"                                 (01–09)
+    claims/      each chapter's claims about what a live model does, and their verdicts  (01–07, 09)
     chapters/    each chapter's own pieces: arithmetic, descriptions, tasks, lab, sweep      (01–06)
     views/       HTML, figures, widgets and diagrams                                          (all)
 

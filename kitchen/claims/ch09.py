@@ -16,6 +16,7 @@ import openai
 from kitchen.claims.core import BIG_PACK, claim
 from kitchen.harness.api.app import serve_api
 from kitchen.harness.api.turns import ApiTurn
+from kitchen.harness.protocols import ANSWER_NOTE
 from kitchen.tools import calculator
 from kitchen.tools.schemas import as_schema
 
@@ -23,6 +24,9 @@ PRODUCT = "What is 987 × 654?"
 TOOLS = [as_schema(calculator)]
 MAX_REQUESTS = 4
 MAX_TOKENS = 120
+# As in the chapter: after a bare result this pack asks for the same call again; the note after a
+# result (chapter 03's) asks for the answer.
+NOTE = "\n\n" + ANSWER_NOTE
 
 
 def openai_loop(model) -> list[ApiTurn]:
@@ -38,7 +42,7 @@ def openai_loop(model) -> list[ApiTurn]:
                 break
             for call in choice.message.tool_calls:
                 result = calculator(**json.loads(call.function.arguments))
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result + NOTE})
         return list(api.turns)
 
 
@@ -56,7 +60,7 @@ def anthropic_loop(model) -> list[ApiTurn]:
             if reply.stop_reason != "tool_use":
                 break
             messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": b.id, "content": calculator(**b.input)} for b in uses]})
+                {"type": "tool_result", "tool_use_id": b.id, "content": calculator(**b.input) + NOTE} for b in uses]})
         return list(api.turns)
 
 
