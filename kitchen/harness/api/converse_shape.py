@@ -23,14 +23,11 @@ from typing import Any
 from kitchen.harness.api import anthropic_shape, openai_shape
 from kitchen.harness.api.turns import ApiTurn
 
-STOP_REASONS = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
-
-
 def converse_response(turn: ApiTurn) -> dict:
     """The Converse response for a turn: the assistant message's blocks, `stopReason`, `usage`."""
     content: list[dict[str, Any]] = [{"text": turn.content}] if turn.content else []
     content += [{"toolUse": {"toolUseId": c.id, "name": c.name, "input": c.input}} for c in turn.calls]
-    stop = "stop_sequence" if turn.stop_string and not turn.calls else STOP_REASONS[turn.finish]
+    stop = anthropic_shape.stop_reason(turn)  # Converse names its stop reasons as Anthropic's API does
     return {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": stop,
             "usage": {"inputTokens": turn.prompt_tokens, "outputTokens": turn.completion_tokens,
                       "totalTokens": turn.prompt_tokens + turn.completion_tokens}}
