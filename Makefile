@@ -22,8 +22,8 @@ OFFLINE := HF_HUB_OFFLINE=1 KITCHEN_MODEL=pack KITCHEN_DTYPE=int8-decode
 # llama-cpp-python and llama.cpp's llama-server (the `server` extra) are built from the same source
 # with the same switches, chosen from this CPU (`python -m kitchen.model.server.build --flags`): every
 # instruction set it lists (AVX2, AVX-512, VNNI, BF16, ...) but AMX, unless the OS grants AMX state
-# (a native build's AMX code dies with "Illegal instruction" in a VM that does not).
-LLAMA_CMAKE = $(shell $(PY) -m kitchen.model.server.build --cmake-args)
+# (a native build's AMX code dies with "Illegal instruction" in a VM that does not). The wheel is
+# built once per set of switches, into the cache folder (`build --wheel` prints its path).
 # `make classroom`: where llama-server listens (HOST=0.0.0.0 for the room's network) and its slots.
 HOST ?= 127.0.0.1
 PORT ?= 8080
@@ -78,7 +78,8 @@ $(LEARNER): pyproject.toml $(LOCK) $(DATA_REQUIREMENTS)
 # One stamp per extra, on top of the learner set: server (builds llama.cpp from source), demo, dev.
 # --no-warn-conflicts: else pip lists, at each install, the dependencies bfcl-eval declares and goes without.
 $(VENV)/.extra-%: $(LEARNER)
-	$(if $(filter server,$*),CMAKE_ARGS="$(LLAMA_CMAKE)") $(INSTALL) --no-warn-conflicts -e ".[$*]"
+	$(if $(filter server,$*),$(PY) -m kitchen.model.server.build --wheel > $(VENV)/.llama-wheel)
+	$(INSTALL) --no-warn-conflicts -e ".[$*]" $(if $(filter server,$*),"$$(cat $(VENV)/.llama-wheel)")
 	$(if $(filter server,$*),$(PY) -m kitchen.model.server.build)
 	touch $@
 

@@ -3,7 +3,7 @@
     make llama-server                                # the same as:
     python -m kitchen.model.server.build             # build once (minutes), print the flags and the path
     python -m kitchen.model.server.build --flags     # only print the flags this CPU gets
-    python -m kitchen.model.server.build --cmake-args  # them alone (llama-cpp-python is built with them too)
+    python -m kitchen.model.server.build --wheel       # llama-cpp-python's wheel, the same source and flags
 
 llama-cpp-python's sdist (the version the `server` extra pins) carries llama.cpp's whole source,
 its server included (`vendor/llama.cpp/tools/server/`). This module fetches that sdist from the
@@ -13,10 +13,16 @@ ninja (both pinned in the `server` extra) into the cache folder, next to the pac
 
 The flags come from this CPU, not from `-march=native`: a native build also uses AMX wherever the
 CPU lists it, and AMX code dies with "Illegal instruction" in a VM whose OS does not grant AMX
-state. So each x86 instruction set is switched on by name when /proc/cpuinfo lists it (AVX2, FMA,
-F16C, AVX-512, VNNI, BF16, ...), and AMX only when the kernel grants this process its tile state
-(`arch_prctl`); an ARM machine gets llama.cpp's native build. No web page is built or downloaded
+state. So on Linux each x86 instruction set is switched on by name when /proc/cpuinfo lists it
+(AVX2, FMA, F16C, AVX-512, VNNI, BF16, ...), and AMX only when the kernel grants this process its
+tile state (`arch_prctl`); an ARM machine, and an x86 one without /proc/cpuinfo (an Intel Mac),
+gets llama.cpp's native build. No web page is built or downloaded
 (`--no-ui`): the classroom talks to the server's API only.
+
+llama-cpp-python, the other server and the benchmark's llama.cpp, is built from the same sdist with
+the same switches (`wheel()`, which the `server` install uses), and its wheel is kept in the same
+folder: pip's own wheel cache would hand back a wheel built earlier with other switches, since it
+files wheels by the sdist's name alone.
 
 >>> cmake_flags({"avx", "avx2", "fma", "f16c"}, "x86_64", amx=False)[:4]
 ['-DGGML_NATIVE=OFF', '-DGGML_SSE42=OFF', '-DGGML_AVX=ON', '-DGGML_AVX2=ON']
@@ -85,6 +91,10 @@ def cmake_flags(flags: set[str], machine: str, amx: bool) -> list[str]:
         return ["-DGGML_NATIVE=ON"]  # no AMX there; llama.cpp's native build picks NEON, dotprod, ...
     if machine not in ("x86_64", "AMD64", "amd64"):
         return ["-DGGML_NATIVE=OFF"]
+    if not flags:
+        # no /proc/cpuinfo (an Intel Mac, Windows): the compiler asks the CPU itself. The AMX trap
+        # is a Linux VM's, and Linux always lists its flags.
+        return ["-DGGML_NATIVE=ON"]
     switches = ["-DGGML_NATIVE=OFF"]
     for name, flag in X86.items():
         on = flag in flags and (amx or not name.startswith("AMX"))
@@ -177,15 +187,35 @@ def build(switches: list[str] | None = None, jobs: int | None = None) -> Path:
     return target
 
 
+def wheel(switches: list[str] | None = None) -> Path:
+    """llama-cpp-python's wheel, built from the pinned sdist with `switches` (this CPU's by default)
+    unless it is built; its path. Kept next to the `llama-server` built with the same switches."""
+    switches = this_cpu() if switches is None else switches
+    where = folder(switches) / "wheel"
+    found = sorted(where.glob(f"llama_cpp_python-{VERSION}-*.whl"))
+    if found:
+        return found[0]
+    where.mkdir(parents=True, exist_ok=True)
+    print(f"building llama-cpp-python {VERSION} for {label(switches)} (minutes, once)", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="kitchen-llama-wheel-") as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--disable-pip-version-check", "-q", "--no-deps",
+                        "--no-cache-dir", "-w", tmp, str(sdist(where.parent.parent))],
+                       env={**os.environ, "CMAKE_ARGS": " ".join(switches)}, check=True)
+        made = next(Path(tmp).glob("*.whl"))
+        shutil.move(made, where / made.name)
+    return where / made.name
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flags", action="store_true", help="only print the switches this CPU gets")
-    parser.add_argument("--cmake-args", action="store_true",
-                        help="only print them as cmake arguments (the Makefile builds llama-cpp-python with them)")
+    parser.add_argument("--wheel", action="store_true",
+                        help="only build llama-cpp-python's wheel with them (unless built) and print its path "
+                             "(the server install uses it)")
     args = parser.parse_args(argv)
     switches = this_cpu()
-    if args.cmake_args:
-        print(" ".join(switches))
+    if args.wheel:
+        print(wheel(switches))
         return
     print(f"llama-server build for this CPU: {label(switches)} (AMX granted: {amx_granted()})")
     print("  " + " ".join(switches))

@@ -1,7 +1,7 @@
 """llama.cpp's OpenAI-compatible server on an offline pack's GGUF file: the classroom server on a CPU.
 
-`llama-cpp-python[server]` (the `server` extra, pinned in requirements.lock, built from source by
-pip for AVX2, see the Makefile's LLAMA_CMAKE) serves one request at a time. By default a new request cuts off a reply
+`llama-cpp-python[server]` (the `server` extra, pinned in requirements.lock, built from source for
+this CPU by `kitchen.model.server.build.wheel`) serves one request at a time. By default a new request cuts off a reply
 that is still streaming (`interrupt_requests`); a room of learners must not cut each other off, so
 it is turned off here. It is started through `kitchen.model.server.logprob_fix`, which makes its replies with
 log-probabilities several times faster without changing them. It can serve several GGUF files

@@ -44,6 +44,12 @@ def test_an_arm_machine_gets_the_native_build():
     assert build.cmake_flags({"asimd"}, "aarch64", amx=False) == ["-DGGML_NATIVE=ON"]
 
 
+def test_an_x86_machine_without_cpuinfo_gets_the_native_build():
+    # an Intel Mac: no /proc/cpuinfo to name the sets from, and no AMX to fear
+    assert build.cmake_flags(set(), "x86_64", amx=False) == ["-DGGML_NATIVE=ON"]
+    assert build.label(["-DGGML_NATIVE=ON"]) == "native"
+
+
 def test_this_machine_gets_what_its_cpuinfo_lists():
     flags = build.cpu_flags()
     if "avx2" not in flags:
@@ -57,6 +63,25 @@ def test_each_set_of_switches_has_its_own_folder_in_the_cache(monkeypatch, tmp_p
     assert build.binary(a).parent != build.binary(b).parent
     assert build.binary(a).is_relative_to(tmp_path / "llama-server") and build.binary(a).name == "llama-server"
     assert build.built(a) is None  # nothing built there
+
+
+def test_llama_cpp_pythons_wheel_is_built_with_the_same_switches_and_kept_by_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("KITCHEN_CACHE", str(tmp_path))
+    builds = []
+
+    def pip_wheel(command, env, check):
+        builds.append(env["CMAKE_ARGS"])
+        out = Path(command[command.index("-w") + 1])
+        (out / f"llama_cpp_python-{build.VERSION}-cp311-cp311-linux_x86_64.whl").write_bytes(b"a wheel")
+
+    monkeypatch.setattr(build.subprocess, "run", pip_wheel)
+    monkeypatch.setattr(build, "sdist", lambda where: where / build.SDIST)
+    avx2, sapphire = build.cmake_flags(AVX2, "x86_64", False), build.cmake_flags(SAPPHIRE, "x86_64", False)
+    first = build.wheel(avx2)
+    assert builds == [" ".join(avx2)] and first.parent == build.folder(avx2) / "wheel" and first.is_file()
+    assert build.wheel(avx2) == first and len(builds) == 1  # kept, not built again
+    other = build.wheel(sapphire)  # another CPU's switches: a wheel of their own, not the one above
+    assert builds[1] == " ".join(sapphire) and other.parent == build.folder(sapphire) / "wheel"
 
 
 def test_the_pinned_version_is_the_server_extras():
