@@ -13,9 +13,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import httpx
 import pytest
 
+from kitchen.model.packs import PACKS
+from kitchen.model.server.llama_server import ready
 from kitchen.model.server.ports import free_port, running
 from lab_page import open_notebook, read_cells, save_screenshot, until
 from lab_server import start_lab
@@ -24,17 +25,9 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "browser"
 CHAPTER = "01_arithmetic_one_token_at_a_time.ipynb"
+ROOM = [Path(PACKS[t].gguf_name).stem for t in ("0.5b", "1.5b")]  # what `make classroom` serves
 START_SECONDS = 300.0  # make classroom: make's checks, then both packs loaded by the router
 ANSWER_SECONDS = 300.0
-
-
-def serving(url: str) -> bool:
-    """The room's server lists its models, each loaded."""
-    try:
-        models = httpx.get(f"{url}/v1/models", timeout=2).json()["data"]
-    except (httpx.HTTPError, ValueError, KeyError, TypeError):
-        return False
-    return bool(models) and all(str((m.get("status") or {}).get("value", "loaded")) == "loaded" for m in models)
 
 
 def test_a_teacher_starts_the_room_and_a_learners_notebook_answers_through_it(browser):
@@ -44,7 +37,7 @@ def test_a_teacher_starts_the_room_and_a_learners_notebook_answers_through_it(br
     command = ["make", "--no-print-directory", "-C", str(ROOT), "classroom", f"PORT={port}", "LEARNERS=2"]
     lab = None
     try:
-        with running(command, workdir / "classroom.log", lambda: serving(url), START_SECONDS, "make classroom",
+        with running(command, workdir / "classroom.log", lambda: ready(url, ROOM), START_SECONDS, "make classroom",
                      env={**os.environ, "HF_HUB_OFFLINE": "1"}):
             lab = start_lab(ROOT / "notebooks", workdir, model=f"server:{url}")
             run = open_notebook(browser, lab, CHAPTER)
