@@ -35,6 +35,7 @@ and the command (`scripts/speed_doc.py`); the page's prose is left as it is.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import threading
 import time
@@ -149,24 +150,36 @@ class ServerRun:
         return 60 * sum(not o.error for o in out) / wall if wall else float("nan")
 
     def slowdown(self, q: float) -> float:
-        """The q-th percentile, over the tasks, of a task's time in the room against its time alone."""
+        """The q-th percentile, over the tasks, of a task's time in the room against its time alone
+        (a task still running at the deadline counts as infinitely slow: inf when the rank lands on one)."""
         alone = {o.task: o.seconds for o in self.alone if not o.error}
-        return percentile([o.seconds / alone[o.task] for o in self.room if not o.error and o.task in alone], q)
+        ratios = [o.seconds / alone[o.task] for o in self.room if not o.error and o.task in alone]
+        return percentile(ratios + [math.inf] * self.unfinished, q)
+
+
+def shown(value: float, unit: str = "") -> str:
+    """A measured value, or what an unfinished task's percentile is: beyond the deadline.
+
+    >>> shown(12.04), shown(3.21, "×"), shown(math.inf, "×")
+    ('12.0', '3.2×', 'unfinished')
+    """
+    return "unfinished" if math.isinf(value) else f"{value:.1f}{unit}"
 
 
 def table(runs: list[ServerRun]) -> list[str]:
     """The result as Markdown rows, per server: the room and one learner at a time. A task that
-    hit an error counts as failed, not finished; the rate counts finished tasks."""
-    rows = ["| server | run | tasks finished | failed (error) | completed right | p50 s/task | p95 s/task | "
-            "wall s | tasks/min |", "|---|---|---|---|---|---|---|---|---|"]
+    hit an error counts as failed, one still running at the deadline as unfinished (and in the
+    percentiles as slower than any that finished); the rate counts finished tasks."""
+    rows = ["| server | run | tasks finished | failed (error) | unfinished at the deadline | completed right | "
+            "p50 s/task | p95 s/task | wall s | tasks/min |", "|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
-        for name, out, wall, extra in ((f"{len(run.room) + run.unfinished} learners at once", run.room,
-                                        run.room_wall, run.unfinished),
-                                       ("one learner at a time", run.alone, run.alone_wall, 0)):
+        for name, out, wall, unfinished in ((f"{len(run.room) + run.unfinished} learners at once", run.room,
+                                             run.room_wall, run.unfinished),
+                                            ("one learner at a time", run.alone, run.alone_wall, 0)):
             ok = [o for o in out if not o.error]
-            times = [o.seconds for o in ok]
-            rows.append(f"| {run.name} | {name} | {len(ok)} | {len(out) - len(ok) + extra} | "
-                        f"{sum(o.completed for o in ok)} | {percentile(times, 50):.1f} | {percentile(times, 95):.1f} | "
+            times = [o.seconds for o in ok] + [math.inf] * unfinished
+            rows.append(f"| {run.name} | {name} | {len(ok)} | {len(out) - len(ok)} | {unfinished} | "
+                        f"{sum(o.completed for o in ok)} | {shown(percentile(times, 50))} | {shown(percentile(times, 95))} | "
                         f"{wall:.0f} | {run.rate(out, wall):.2f} |")
     return rows
 
@@ -178,7 +191,8 @@ def verdict(run: ServerRun) -> str:
         f": {run.probe_k} different requests sent at once took {run.together:.1f}× the time of one alone")
     ratio = run.rate(run.room, run.room_wall) / run.rate(run.alone, run.alone_wall)
     return (f"{run.name}: {how}. Finished tasks per minute, room against one at a time: {ratio:.2f}×; "
-            f"a task's time in the room against alone: p50 {run.slowdown(50):.1f}×, p95 {run.slowdown(95):.1f}×.")
+            f"a task's time in the room against alone: p50 {shown(run.slowdown(50), '×')}, "
+            f"p95 {shown(run.slowdown(95), '×')}.")
 
 
 def batching_probe(url: str, served: str, n: int = 4, tokens: int = 32) -> float:
@@ -189,8 +203,9 @@ def batching_probe(url: str, served: str, n: int = 4, tokens: int = 32) -> float
                 "max_tokens": tokens, "temperature": 0.0, "ignore_eos": True}
         httpx.post(f"{url}/v1/completions", json=body, timeout=600).raise_for_status()
 
+    ask(0)  # not counted: the server's first request also sets it up
     t0 = time.perf_counter()
-    ask(0)
+    ask(n + 1)
     alone = time.perf_counter() - t0
     threads = [threading.Thread(target=ask, args=(i,)) for i in range(1, n + 1)]
     t0 = time.perf_counter()

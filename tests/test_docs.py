@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import doctest
 import importlib.util
+import math
 import os
 import re
 import sys
@@ -157,9 +158,15 @@ def test_the_load_test_reports_a_rooms_slowdown_and_rate_per_server():
     run = load_test.ServerRun("llama-server", alone, 40.0, room, 30.0, 0, 1.4, 4)
     assert run.slowdown(50) == 2.0 and run.slowdown(95) == 3.0  # the failed task is not timed
     rows = load_test.table([run])
-    assert rows[2].startswith("| llama-server | 4 learners at once | 3 | 1 | 3 |") and rows[2].endswith("| 30 | 6.00 |")
+    assert rows[2].startswith("| llama-server | 4 learners at once | 3 | 1 | 0 | 3 |") and rows[2].endswith("| 30 | 6.00 |")
     line = load_test.verdict(run)
     assert line.startswith("llama-server: batched: 4 different requests") and "1.00×" in line and "p95 3.0×" in line
+    # a learner still running at the deadline is neither failed nor left out: its time counts as beyond any
+    late = load_test.ServerRun("llama-cpp-python", alone, 40.0, room[:2], 60.0, 2, 4.0, 4)
+    assert late.slowdown(50) == 2.0 and math.isinf(late.slowdown(95))
+    row = load_test.table([late])[2]
+    assert row.startswith("| llama-cpp-python | 4 learners at once | 2 | 0 | 2 | 2 |") and "| unfinished |" in row
+    assert "p95 unfinished" in load_test.verdict(late)
 
 
 def test_the_command_is_shown_from_the_repository_root():
