@@ -4,6 +4,7 @@
     python scripts/load_test.py --server llama-server    # one of them (or llama-cpp-python)
     python scripts/load_test.py --url http://HOST:PORT   # a server that is already running (vLLM, ...)
     python scripts/load_test.py --write docs/speed.md    # and record the result in that page
+    python scripts/load_test.py --server llama-server --slots 4   # fewer slots than learners
 
 The room's tasks (`room_tasks`): every task of `data/tasks.json` (chapter 03's single- and
 multi-step tasks), then generated multiplications (`What is 4821 × 377?`, calculator) until there
@@ -19,7 +20,7 @@ task in the room and alone, a task's time in the room against its time alone (p5
 tasks per minute both ways and their ratio; and the batching probe: K different requests sent at
 once against one alone (K times as long: queued; near 1: batched).
 
-The servers: llama.cpp's own `llama-server` with one slot per learner
+The servers: llama.cpp's own `llama-server` with one slot per learner (or `--slots`)
 (`kitchen.model.server.llama_server`, built from the pinned source), and llama-cpp-python's server
 (`kitchen.model.server.llama_python`), which answers one request at a time.
 
@@ -223,6 +224,7 @@ def main() -> None:
     parser.add_argument("--tier", default="1.5b", choices=["0.5b", "1.5b"],
                         help="the pack served (the 1.5B is the tier that completes chapter 03's tasks)")
     parser.add_argument("--learners", type=int, default=30, help=f"at most {MAX_LEARNERS}")
+    parser.add_argument("--slots", type=int, help="llama-server's slots (default: one per learner)")
     parser.add_argument("--probe", type=int, default=4, help="requests the batching probe sends at once")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one request may take")
     parser.add_argument("--scores", action="store_true",
@@ -233,6 +235,9 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.learners <= MAX_LEARNERS:
         parser.error(f"--learners: between 1 and {MAX_LEARNERS}")
+    args.slots = args.slots or args.learners
+    if not 1 <= args.slots <= MAX_LEARNERS:
+        parser.error(f"--slots: between 1 and {MAX_LEARNERS}")
     if args.write and (why := speed_doc.check_markers(args.write, [speed_doc.LOAD_TEST])):
         parser.error(f"--write: {why}")  # before the run, not after it
     with speed_doc.tee() as printed:
@@ -247,7 +252,7 @@ def serve(name: str, args: argparse.Namespace):
     if args.url:
         return nullcontext(args.url)
     if name == "llama-server":
-        return llama_cpp_server(args.tier, parallel=args.learners)
+        return llama_cpp_server(args.tier, parallel=args.slots)
     return llama_python_server(args.tier)
 
 
@@ -256,7 +261,7 @@ def measure(name: str, args: argparse.Namespace, tasks: list[Task]) -> ServerRun
     with serve(name, args) as url:
         model = ServerModel(url, args.tier)
         built = build.built() if name == "llama-server" and not args.url else None
-        how = f" (built for: {built['label']}, {args.learners} slots)" if built else ""
+        how = f" (built for: {built['label']}, {args.slots} slots)" if built else ""
         print(f"{name}{how}: {url} · model {model.served}", flush=True)
         together = batching_probe(url, model.served, args.probe)  # first: on an idle server
         t0 = time.perf_counter()
