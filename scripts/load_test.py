@@ -18,7 +18,9 @@ one-at-a-time rate and each task's time alone), on an idle server; then all N le
 together. Printed per server: p50/p95 seconds per
 task in the room and alone, a task's time in the room against its time alone (p50, p95), finished
 tasks per minute both ways and their ratio; and the batching probe: K different requests sent at
-once against one alone (K times as long: queued; near 1: batched).
+once against one alone (K times as long: queued; near 1: batched); and what the cores allow: one
+request's pre-fill rate (a prompt's matrix work done in one batch) over its decode rate, about the
+most tokens/s any batching can reach here, against what the room's targets would need.
 
 The servers: llama.cpp's own `llama-server` with one slot per learner (or `--slots`)
 (`kitchen.model.server.llama_server`, built from the pinned source), and llama-cpp-python's server
@@ -146,6 +148,7 @@ class ServerRun:
     unfinished: int
     together: float  # the probe: K requests at once, in units of one alone
     probe_k: int
+    ceiling: Ceiling
 
     def rate(self, out: list[Outcome], wall: float) -> float:
         return 60 * sum(not o.error for o in out) / wall if wall else float("nan")
@@ -156,6 +159,56 @@ class ServerRun:
         alone = {o.task: o.seconds for o in self.alone if not o.error}
         ratios = [o.seconds / alone[o.task] for o in self.room if not o.error and o.task in alone]
         return percentile(ratios + [math.inf] * self.unfinished, q)
+
+
+@dataclass
+class Ceiling:
+    """One request's pre-fill and decode speed on an idle server. Pre-filling does a whole prompt's
+    matrix work in one batch, the most efficient shape there is, so its rate is about the most that
+    any batching of decode steps can reach on this machine: `gain` is that limit, in units of one
+    request's decode rate.
+
+    >>> c = Ceiling(prefill_tps=64.0, decode_tps=21.0)
+    >>> round(c.gain, 2), round(c.needed_for_p95(30, 8), 2)
+    (3.05, 3.75)
+    """
+
+    prefill_tps: float
+    decode_tps: float
+
+    @property
+    def gain(self) -> float:
+        return self.prefill_tps / self.decode_tps
+
+    @staticmethod
+    def needed_for_p95(learners: int, slowdown: float) -> float:
+        """The tokens/s gain a room needs so its tasks, all started together, end within `slowdown`
+        times alone: the last of them waits for the whole room's work, about `learners` tasks' worth."""
+        return learners / slowdown
+
+    def said(self, learners: int, probe_k: int) -> str:
+        return (f"what these cores allow: one request pre-fills at {self.prefill_tps:.0f} tokens/s (a whole "
+                f"prompt's matrix work in one batch) and decodes at {self.decode_tps:.1f} tokens/s, so batching "
+                f"can lift decoding to at most about {self.gain:.1f}× one request's tokens/s, and pre-fill not at "
+                f"all. {probe_k} requests at once within 2× one alone need {probe_k / 2:.1f}× at a batch of "
+                f"{probe_k}; a room of {learners} started together with p95 within 8× alone needs about "
+                f"{self.needed_for_p95(learners, 8):.2f}× throughout.")
+
+
+def measure_ceiling(url: str, served: str, tokens: int = 64) -> Ceiling:
+    """`Ceiling` of an idle server: a long prompt with one token to write, then a short one with `tokens`."""
+    def timed(prompt: str, max_tokens: int) -> tuple[float, dict]:
+        body = {"model": served, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0, "ignore_eos": True}
+        t0 = time.perf_counter()
+        reply = httpx.post(f"{url}/v1/completions", json=body, timeout=600)
+        reply.raise_for_status()
+        return time.perf_counter() - t0, reply.json()["usage"]
+
+    seconds, usage = timed("Add these up: " + ", ".join(str(n) for n in range(500, 600)) + ".\n", 1)
+    prefill = usage["prompt_tokens"] / seconds
+    seconds, usage = timed("Write the alphabet backwards, one letter per line.\n", tokens)
+    decode = usage["completion_tokens"] / (seconds - usage["prompt_tokens"] / prefill)
+    return Ceiling(prefill, decode)
 
 
 def shown(value: float, unit: str = "") -> str:
@@ -193,7 +246,8 @@ def verdict(run: ServerRun) -> str:
     ratio = run.rate(run.room, run.room_wall) / run.rate(run.alone, run.alone_wall)
     return (f"{run.name}: {how}. Finished tasks per minute, room against one at a time: {ratio:.2f}×; "
             f"a task's time in the room against alone: p50 {shown(run.slowdown(50), '×')}, "
-            f"p95 {shown(run.slowdown(95), '×')}.")
+            f"p95 {shown(run.slowdown(95), '×')}. {run.name}: "
+            + run.ceiling.said(len(run.room) + run.unfinished, run.probe_k))
 
 
 def batching_probe(url: str, served: str, n: int = 4, tokens: int = 32) -> float:
@@ -264,13 +318,14 @@ def measure(name: str, args: argparse.Namespace, tasks: list[Task]) -> ServerRun
         how = f" (built for: {built['label']}, {args.slots} slots)" if built else ""
         print(f"{name}{how}: {url} · model {model.served}", flush=True)
         together = batching_probe(url, model.served, args.probe)  # first: on an idle server
+        ceiling = measure_ceiling(url, model.served)
         t0 = time.perf_counter()
         alone = [one_task(url, args.tier, task, args.timeout, args.scores) for task in tasks]
         alone_wall = time.perf_counter() - t0
         print(f"  alone: {len(tasks)} tasks in {alone_wall:.0f} s", flush=True)
         room, room_wall, unfinished = crowd(url, args.tier, tasks, args.timeout, args.deadline, args.scores)
         print(f"  room: {len(tasks)} learners in {room_wall:.0f} s", flush=True)
-    return ServerRun(name, alone, alone_wall, room, room_wall, unfinished, together, args.probe)
+    return ServerRun(name, alone, alone_wall, room, room_wall, unfinished, together, args.probe, ceiling)
 
 
 def run(args: argparse.Namespace) -> None:

@@ -155,14 +155,18 @@ def test_the_load_test_reports_a_rooms_slowdown_and_rate_per_server():
     alone = [load_test.Outcome(f"t{i}", 10.0, True, 2) for i in range(4)]
     room = [load_test.Outcome(f"t{i}", 10.0 * (i + 1), True, 2) for i in range(3)] + [
         load_test.Outcome("t3", 5.0, False, 0, "timeout")]
-    run = load_test.ServerRun("llama-server", alone, 40.0, room, 30.0, 0, 1.4, 4)
+    ceiling = load_test.Ceiling(prefill_tps=60.0, decode_tps=20.0)
+    run = load_test.ServerRun("llama-server", alone, 40.0, room, 30.0, 0, 1.4, 4, ceiling)
     assert run.slowdown(50) == 2.0 and run.slowdown(95) == 3.0  # the failed task is not timed
     rows = load_test.table([run])
     assert rows[2].startswith("| llama-server | 4 learners at once | 3 | 1 | 0 | 3 |") and rows[2].endswith("| 30 | 6.00 |")
     line = load_test.verdict(run)
     assert line.startswith("llama-server: batched: 4 different requests") and "1.00×" in line and "p95 3.0×" in line
+    # what the cores allow: the pre-fill rate over one decode, against what the targets need
+    assert "at most about 3.0× one request's tokens/s" in line and "need 2.0× at a batch of 4" in line
+    assert "a room of 4 started together with p95 within 8× alone needs about 0.50×" in line
     # a learner still running at the deadline is neither failed nor left out: its time counts as beyond any
-    late = load_test.ServerRun("llama-cpp-python", alone, 40.0, room[:2], 60.0, 2, 4.0, 4)
+    late = load_test.ServerRun("llama-cpp-python", alone, 40.0, room[:2], 60.0, 2, 4.0, 4, ceiling)
     assert late.slowdown(50) == 2.0 and math.isinf(late.slowdown(95))
     row = load_test.table([late])[2]
     assert row.startswith("| llama-cpp-python | 4 learners at once | 2 | 0 | 2 | 2 |") and "| unfinished |" in row
@@ -197,3 +201,5 @@ def test_the_benchmark_refuses_a_page_without_the_markers_before_measuring(tmp_p
 def test_the_helpers_doctests_pass():
     result = doctest.testmod(speed_doc)
     assert result.attempted >= 5 and result.failed == 0
+    result = doctest.testmod(load("load_test"))
+    assert result.attempted >= 6 and result.failed == 0
