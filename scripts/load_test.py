@@ -195,18 +195,20 @@ class Ceiling:
                 f"{self.needed_for_p95(learners, 8):.2f}× throughout.")
 
 
+def complete(url: str, served: str, prompt: str, max_tokens: int) -> tuple[float, dict]:
+    """One greedy completion of exactly `max_tokens` tokens (end of text ignored): its seconds and usage."""
+    body = {"model": served, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0, "ignore_eos": True}
+    t0 = time.perf_counter()
+    reply = httpx.post(f"{url}/v1/completions", json=body, timeout=600)
+    reply.raise_for_status()
+    return time.perf_counter() - t0, reply.json()["usage"]
+
+
 def measure_ceiling(url: str, served: str, tokens: int = 64) -> Ceiling:
     """`Ceiling` of an idle server: a long prompt with one token to write, then a short one with `tokens`."""
-    def timed(prompt: str, max_tokens: int) -> tuple[float, dict]:
-        body = {"model": served, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0, "ignore_eos": True}
-        t0 = time.perf_counter()
-        reply = httpx.post(f"{url}/v1/completions", json=body, timeout=600)
-        reply.raise_for_status()
-        return time.perf_counter() - t0, reply.json()["usage"]
-
-    seconds, usage = timed("Add these up: " + ", ".join(str(n) for n in range(500, 600)) + ".\n", 1)
+    seconds, usage = complete(url, served, "Add these up: " + ", ".join(str(n) for n in range(500, 600)) + ".\n", 1)
     prefill = usage["prompt_tokens"] / seconds
-    seconds, usage = timed("Write the alphabet backwards, one letter per line.\n", tokens)
+    seconds, usage = complete(url, served, "Write the alphabet backwards, one letter per line.\n", tokens)
     decode = usage["completion_tokens"] / (seconds - usage["prompt_tokens"] / prefill)
     return Ceiling(prefill, decode)
 
@@ -254,9 +256,7 @@ def batching_probe(url: str, served: str, n: int = 4, tokens: int = 32) -> float
     """Seconds for `n` different requests sent at once, against one alone (same length, distinct
     prompts so no prompt cache helps): about `n` when the server queues, near 1 when it batches."""
     def ask(i: int) -> None:
-        body = {"model": served, "prompt": f"Request {i}: list the numbers from {i} upwards, one per line.\n",
-                "max_tokens": tokens, "temperature": 0.0, "ignore_eos": True}
-        httpx.post(f"{url}/v1/completions", json=body, timeout=600).raise_for_status()
+        complete(url, served, f"Request {i}: list the numbers from {i} upwards, one per line.\n", tokens)
 
     ask(0)  # not counted: the server's first request also sets it up
     t0 = time.perf_counter()
