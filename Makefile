@@ -34,7 +34,12 @@ export KITCHEN_CHROMIUM := $(CHROMIUM)
 PYTEST := $(OFFLINE) $(PY) -m pytest -p no:cacheprovider
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 # `make test` runs these one after another (each is also `make test-<phase>`).
-PHASES := unit model notebooks claims server browser
+PHASES := unit model notebooks claims server avx2 browser
+# A learner's laptop is most often AVX2 only. On an AVX-512 CPU, these switches make torch's libraries
+# (and so the engine's own reading of the CPU, kitchen/model/engines/cpu.py, and llama.cpp's build)
+# use AVX2 only, in the process they are given to: `make test-avx2` runs the claims and the server
+# phase so, against a llama-server built with the AVX2 switches only, beside the native one.
+AVX2_ONLY := FBGEMM_ENABLE_INSTRUCTIONS=AVX2 ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2
 # The notebooks phase's verdict cells write their verdicts here; within `make test` the claims phase
 # checks a claim on them when its chapter showed it where it was measured (tests/claims).
 VERDICTS := artifacts/verdicts/notebooks.jsonl
@@ -54,7 +59,7 @@ LEARNER := $(VENV)/.installed
 EXTRAS := server demo dev
 # `make test-pythons` checks the install and the unit phase on each of these.
 PYTHONS ?= 3.11 3.12 3.13
-.PHONY: help venv venv-all llama-server classroom lab demo test test-unit test-fast test-model test-claims test-server test-notebooks \
+.PHONY: help venv venv-all llama-server classroom lab demo test test-unit test-fast test-model test-claims test-server test-avx2 test-notebooks \
 	test-browser test-pythons browser notebooks record benchmark book lock clean
 
 ## List the targets and what each does.
@@ -165,6 +170,15 @@ test-claims: venv-all
 ## verdict they show is checked (asserted where the claim was measured on the server, else reported).
 test-server: venv-all
 	$(PYTEST) tests/server -m server
+
+## On an AVX-512 CPU, the claims suite and the server phase again as an AVX2-only CPU runs them (AVX2_ONLY):
+## every claim measured on AVX2 run live, llama-server built with AVX2's switches (once, 6 minutes).
+test-avx2: venv-all
+	@if ! grep -qw avx512f /proc/cpuinfo 2>/dev/null; then \
+	  echo "test-avx2: this CPU has no AVX-512, so the other phases ran as AVX2 already"; exit 0; fi; \
+	$(AVX2_ONLY) $(PY) -m kitchen.model.server.build && \
+	env -u KITCHEN_CLAIMS_FROM $(AVX2_ONLY) $(PYTEST) tests/claims -m claim && \
+	$(AVX2_ONLY) $(PYTEST) tests/server -m server
 
 ## Every notebook top to bottom under nbval; prints each notebook's wall time and the series'.
 test-notebooks: venv-all

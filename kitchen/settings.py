@@ -37,6 +37,9 @@ CLAIMS_FROM_VAR = "KITCHEN_CLAIMS_FROM"  # the notebooks' verdicts file the clai
 CHROMIUM_VAR = "KITCHEN_CHROMIUM"  # the Chromium the browser suite and the book drive (make CHROMIUM=...)
 REQUIRE_BROWSER_VAR = "KITCHEN_REQUIRE_BROWSER"  # "1": a missing browser fails the browser suite
 REQUIRE_1_5B_VAR = "KITCHEN_REQUIRE_1_5B"  # "1": a missing 1.5B pack fails the claims suite
+# The libraries' own switches that limit their kernels to an instruction set (AVX2 on an AVX-512 CPU,
+# as `make test-avx2` runs): the engine reads the CPU as they do (`kitchen.model.engines.cpu`).
+ISA_LIMIT_VARS = ("FBGEMM_ENABLE_INSTRUCTIONS", "ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")
 
 EXTRAS = {
     "server": "llama.cpp's server, built from source: a C++ compiler and a few minutes",
@@ -68,6 +71,7 @@ class Settings:
     chromium: Path = Path("/usr/bin/chromium")  # KITCHEN_CHROMIUM, else Debian's
     require_browser: bool = False  # KITCHEN_REQUIRE_BROWSER
     require_1_5b: bool = False  # KITCHEN_REQUIRE_1_5B
+    isa_limit: str | None = None  # "avx2" when one of ISA_LIMIT_VARS limits the kernels to AVX2
 
 
 def current() -> Settings:
@@ -86,6 +90,7 @@ def current() -> Settings:
         chromium=_path(CHROMIUM_VAR) or Path("/usr/bin/chromium"),
         require_browser=_flag(REQUIRE_BROWSER_VAR),
         require_1_5b=_flag(REQUIRE_1_5B_VAR),
+        isa_limit="avx2" if any(env.get(v, "").lower() == "avx2" for v in ISA_LIMIT_VARS) else None,
     )
 
 

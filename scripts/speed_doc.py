@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import os
-import platform
 import shlex
 import sys
 import time
@@ -22,10 +21,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
+from kitchen.model.engines.cpu import cpu_model, family
+from kitchen.settings import ISA_LIMIT_VARS
+
 ROOT = Path(__file__).resolve().parent.parent
 LOAD_TEST = "load_test"  # load_test.py's marker name; benchmark.py's are "benchmark:<section>"
 # Environment variables that change what a run measures, repeated in the recorded command.
-COMMAND_ENV = ("KITCHEN_DTYPE", "KITCHEN_MODEL", "OMP_NUM_THREADS")
+COMMAND_ENV = ("KITCHEN_DTYPE", "KITCHEN_MODEL", "OMP_NUM_THREADS", *ISA_LIMIT_VARS)
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -64,17 +66,6 @@ def missing_markers(text: str, names: list[str]) -> list[str]:
     return [m for name in names for m in markers(name) if text.count(m) != 1]
 
 
-def cpu_model() -> str:
-    """The CPU's model name as /proc/cpuinfo gives it, else what `platform` knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.lower().startswith("model name") and ":" in line:
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "an unknown CPU"
-
-
 def command_line(argv: list[str] | None = None, env: dict[str, str] | None = None) -> str:
     """The command that made a run, as one would type it from the repository's root.
 
@@ -92,7 +83,8 @@ def command_line(argv: list[str] | None = None, env: dict[str, str] | None = Non
 def machine_line(command: str, when: str | None = None) -> str:
     """The line above a section's table: machine, date, command."""
     when = when or time.strftime("%Y-%m-%d %H:%M")
-    return f"Measured on {cpu_model()} ({os.cpu_count()} CPUs), {when}, with `{command}`:"
+    return (f"Measured on {cpu_model()} ({os.cpu_count()} CPUs, {family()} family), {when}, "
+            f"with `{command}`:")
 
 
 def as_markdown(output: str) -> str:

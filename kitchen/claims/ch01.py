@@ -8,7 +8,7 @@ from kitchen.chapters.arithmetic import check_work, departure, extract_answer, f
 from kitchen.harness.loop import run_harness
 from kitchen.chapters.lab import exact_answer, answer_line
 from kitchen.tools import calculator
-from kitchen.claims.core import BIG_PACK, CODER_15, LLAMA_PYTHON_05, LLAMA_SERVER_05, SMALL_PACK, claim
+from kitchen.claims.core import BIG_PACK, CODER_15, LLAMA_PYTHON_05, LLAMA_SERVER_05, SMALL_PACK, claim, recorded
 
 QUESTION = [{"role": "user", "content": "What is 1234 × 5678?"}]
 RIGHT = 1234 * 5678
@@ -18,9 +18,9 @@ OWN_SUM = "What is 987 × 654?"
 SMALL_HERE = SMALL_PACK
 # Claims about the text (not about probabilities) also hold on the same GGUF file behind both of
 # llama.cpp's servers (the server phase of `make test` runs the chapter on llama-server).
-SMALL_TEXT = SMALL_HERE + (LLAMA_PYTHON_05, LLAMA_SERVER_05)
+SMALL_TEXT = SMALL_HERE + LLAMA_PYTHON_05 + LLAMA_SERVER_05
 # Shown from a recording (600 tokens take minutes live): the recording's own setting.
-BIG_RECORDED = BIG_PACK + ((CODER_15, "replay", "float32"),)
+BIG_RECORDED = BIG_PACK + recorded(CODER_15)
 
 
 def tools_off(model):

@@ -14,10 +14,10 @@ BIG_HERE = BIG_PACK
 # Also seen on the same GGUF files behind llama.cpp's two servers (`make test`'s server phase runs
 # llama-server). Not measured there: the 1.5B's one call for two products (llama-cpp-python's server
 # wrote both calls in its first reply).
-SMALL_TEXT = SMALL_HERE + (LLAMA_PYTHON_05, LLAMA_SERVER_05)
-BIG_TEXT = BIG_HERE + (LLAMA_PYTHON_15, LLAMA_SERVER_15)
+SMALL_TEXT = SMALL_HERE + LLAMA_PYTHON_05 + LLAMA_SERVER_05
+BIG_TEXT = BIG_HERE + LLAMA_PYTHON_15 + LLAMA_SERVER_15
 # llama-server's 1.5B writes its first call right in chapter 03's recovery run: measured on the other server only
-BIG_RECOVERY = BIG_HERE + (LLAMA_PYTHON_15,)
+BIG_RECOVERY = BIG_HERE + LLAMA_PYTHON_15
 STAR = "How many words are in the nursery rhyme about the little star?"
 # Results handed back bare: no sentence after them asking for an answer (chapter 03 shows why).
 BARE = NativeProtocol(result_note="")

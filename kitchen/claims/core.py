@@ -19,20 +19,44 @@ from typing import Any, Callable
 
 from kitchen.settings import current
 
-# (model name, source, dtype or server): where a claim was seen to hold, in this project's runs.
-RunSetting = tuple[str, str, str]
+# (model name, source, dtype or server, instruction-set family): where a claim was seen to hold, in this
+# project's runs. The family ("avx2", "avx512": `kitchen.model.engines.cpu.family`) is the CPU's that
+# computed the run: kernels pick their code by family, and a greedy reply can part between two at a
+# near tie. A replay computes nothing: its family is REPLAYED, whatever the CPU.
+RunSetting = tuple[str, str, str, str]
+FAMILIES = ("avx2", "avx512")  # the x86 families this project's machines have (an AVX-512 one forced to AVX2)
+REPLAYED = "recorded"
 CODER_05 = "Qwen2.5-Coder-0.5B-Instruct"
 CODER_15 = "Qwen2.5-Coder-1.5B-Instruct"
 # The same packs' GGUF files behind llama.cpp's two servers (the server source): llama-cpp-python's
 # (`kitchen.model.server.llama_python`) and llama.cpp's own (`kitchen.model.server.llama_server`).
-# A server reports no dtype: its setting names the server instead (`setting_of`).
+# A server reports no dtype: its setting names the server instead (`setting_of`), and its family is
+# that of the build's switches (`kitchen.model.server.build`: this CPU's, or AVX2's only).
 GGUF_05, GGUF_15 = "Qwen2.5-Coder-0.5B-Instruct-Q4_K_M", "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M"
-LLAMA_PYTHON_05, LLAMA_PYTHON_15 = (GGUF_05, "server", "llama-cpp-python"), (GGUF_15, "server", "llama-cpp-python")
-LLAMA_SERVER_05, LLAMA_SERVER_15 = (GGUF_05, "server", "llama-server"), (GGUF_15, "server", "llama-server")
+
+
+def on(families: tuple[str, ...], *settings: tuple[str, str, str]) -> tuple[RunSetting, ...]:
+    """Each (model, source, setting) measured on each of `families`.
+
+    >>> on(("avx2",), (CODER_05, "pack", "float32"))
+    (('Qwen2.5-Coder-0.5B-Instruct', 'pack', 'float32', 'avx2'),)
+    """
+    return tuple((*s, f) for s in settings for f in families)
+
+
+LLAMA_PYTHON_05 = on(("avx2",), (GGUF_05, "server", "llama-cpp-python"))
+LLAMA_PYTHON_15 = on(("avx2",), (GGUF_15, "server", "llama-cpp-python"))
+LLAMA_SERVER_05 = on(FAMILIES, (GGUF_05, "server", "llama-server"))
+LLAMA_SERVER_15 = on(FAMILIES, (GGUF_15, "server", "llama-server"))
 # The offline packs in the two settings the claims were checked on: float32, and int8-decode (float32
-# pre-fill, int8 decode steps: `make test`'s setting).
-SMALL_PACK: tuple = tuple((CODER_05, "pack", dtype) for dtype in ("float32", "int8-decode"))
-BIG_PACK: tuple = tuple((CODER_15, "pack", dtype) for dtype in ("float32", "int8-decode"))
+# pre-fill, int8 decode steps: `make test`'s setting), on both families.
+SMALL_PACK = on(FAMILIES, *((CODER_05, "pack", dtype) for dtype in ("float32", "int8-decode")))
+BIG_PACK = on(FAMILIES, *((CODER_15, "pack", dtype) for dtype in ("float32", "int8-decode")))
+
+
+def recorded(name: str) -> tuple[RunSetting, ...]:
+    """A claim shown from a recording of `name` (made in float32 by scripts/record.py)."""
+    return ((name, "replay", "float32", REPLAYED),)
 
 
 @dataclass(frozen=True)
@@ -70,23 +94,41 @@ class ClaimVerdict:
 def _where(measured_on: tuple[RunSetting, ...], setting: RunSetting) -> str:
     """Where a claim was measured and where this run was made, in a few words.
 
-    >>> _where(SMALL_PACK, (CODER_05, "replay", "float32"))
-    'measured on: pack in float32, int8-decode; this run: replay, float32'
+    >>> _where(SMALL_PACK, (CODER_05, "replay", "float32", REPLAYED))
+    'measured on: pack in float32, int8-decode (avx2, avx512); this run: replay, float32'
+    >>> _where(LLAMA_SERVER_05[:1], (GGUF_05, "server", "llama-server", "avx512"))
+    'measured on: server in llama-server (avx2); this run: server, llama-server, avx512'
     """
-    sources: dict[str, list[str]] = {}
-    for _, source, dtype in measured_on:
-        sources.setdefault(source, []).append(dtype)
-    measured = "; ".join(f"{source} in {', '.join(dtypes)}" for source, dtypes in sources.items())
-    name, source, dtype = setting
-    model = "" if name in {n for n, _, _ in measured_on} else f", {name}"
-    return f"measured on: {measured}; this run: {source}, {dtype}{model}"
+    sources: dict[str, dict[str, None]] = {}
+    families: dict[str, dict[str, None]] = {}
+    for _, source, dtype, family in measured_on:
+        sources.setdefault(source, {})[dtype] = None
+        families.setdefault(source, {})[family] = None
+    measured = "; ".join(f"{source} in {', '.join(dtypes)}"
+                         + (f" ({', '.join(families[source])})" if REPLAYED not in families[source] else "")
+                         for source, dtypes in sources.items())
+    name, source, dtype, family = setting
+    model = "" if name in {m[0] for m in measured_on} else f", {name}"
+    here = "" if family == REPLAYED else f", {family}"
+    return f"measured on: {measured}; this run: {source}, {dtype}{here}{model}"
 
 
 def setting_of(model) -> RunSetting:
-    """The (model name, source, dtype) of a live or replayed model; behind a server, which server
-    in place of the dtype it does not report (`kitchen.model.server.dialects.served_by`)."""
+    """The (model name, source, dtype, family) of a live or replayed model; behind a server, which
+    server in place of the dtype it does not report (`kitchen.model.server.dialects.served_by`).
+
+    A server reports no build either: one on this machine (a loopback address, as `make test` and
+    `make classroom` start it) was built here, for the CPU as this process reads it (`make
+    test-avx2` limits both alike); a server elsewhere is of an "unknown" family."""
+    from kitchen.model.engines.cpu import family
+
     info = model.info
-    return (info.model_name, info.source, info.engine if info.source == "server" else info.dtype)
+    if info.source == "replay":
+        return (info.model_name, "replay", info.dtype, REPLAYED)
+    if info.source == "server":
+        local = any(host in info.origin for host in ("//127.", "//localhost", "//[::1]"))
+        return (info.model_name, "server", info.engine, family() if local else "unknown")
+    return (info.model_name, info.source, info.dtype, family())
 
 
 CLAIMS: dict[str, Claim] = {}

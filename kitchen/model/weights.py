@@ -1,7 +1,7 @@
 """Loading weights from a source (the offline pack or the hub) into a `LiveModel`, with caches.
 
 Owns the conversions done once and cached under `KITCHEN_CACHE`: the pack's GGUF file
-de-quantized to an ordinary Hugging Face folder, int8 weights (pack and hub), the pickled
+converted (tensor by tensor, `kitchen.model.unpack`) to an ordinary Hugging Face folder, int8 weights (pack and hub), the pickled
 tokenizer; and the hub download. Does not choose what to load (`kitchen.model.selection`, `kitchen.model.load`).
 """
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from kitchen.model import packs
+from kitchen.model import packs, unpack
 from kitchen.model.engines import decode_copies, onednn, quantized
 from kitchen.model.interface import Dtype, ModelInfo
 from kitchen.model.selection import Tier, hub_is_reachable, hub_snapshot
@@ -117,7 +117,7 @@ def load_hub(tier: Tier, dtype: Dtype, env: Settings) -> LiveModel:
             hf_model.config.save_pretrained(partial)
 
         cached = env.cache / "models" / f"{tier.name}-hub-{commit[:12]}-int8"
-        build_once(cached, {"hub_id": tier.hub_id, "commit": commit, "dtype": dtype}, build,
+        build_once(cached, {"hub_id": tier.hub_id, "commit": commit, "dtype": dtype, "format": quantized.FORMAT}, build,
                    f"First int8 load of {tier.hub_id}: quantizing it once; later loads take seconds.")
         hf_model = quantized.load(cached)
     else:
@@ -143,7 +143,7 @@ def stored_dtype(dtype: Dtype) -> Dtype:
 
 def pack_origin(spec: packs.PackSpec) -> str:
     return (f"{spec.describe()} ({spec.quantization} GGUF from the package index, "
-            f"SHA-256 {spec.sha256[:12]}… verified, de-quantized by transformers)")
+            f"SHA-256 {spec.sha256[:12]}… verified, de-quantized tensor by tensor with the gguf reader)")
 
 
 def cached_tokenizer(folder: Path) -> Any:
@@ -166,36 +166,18 @@ def cached_tokenizer(folder: Path) -> Any:
     return tok
 
 
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja")  # what the tokenizer saves
+def _convert_pack(gguf: Path, dtype: Dtype, partial: Path) -> None:
+    """The GGUF file converted tensor by tensor (`kitchen.model.unpack`: never a whole float32 copy
+    more than `dtype` needs), saved in `partial` in `dtype` (or as int8), with its tokenizer."""
+    from transformers import AutoTokenizer
 
-
-def _convert_pack(gguf: Path, dtype: Dtype, partial: Path, dense: Path | None = None) -> None:
-    """The GGUF file de-quantized by transformers, saved in `partial` in `dtype` (or as int8).
-
-    With `dense`, the same pack's float32 folder already cached, the weights and the tokenizer's
-    files are taken from there: the same numbers and the same files, without de-quantizing the
-    GGUF file a second time, the slowest step of a first load (docs/speed.md, "Load", times a
-    first load against a warm one)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    if dense is not None:
-        hf_model = AutoModelForCausalLM.from_pretrained(dense, dtype=_torch_dtype("float32"))
-        for name in TOKENIZER_FILES:
-            shutil.copy2(dense / name, partial / name)
-    else:
-        AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(partial)
-        hf_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name,
-                                                        dtype=_torch_dtype("float32"))
-    # What is left is an ordinary dense model: drop the GGUF loader's marks so it saves and
-    # reloads like any Hugging Face folder.
-    hf_model.hf_quantizer = None
-    if hasattr(hf_model.config, "quantization_config"):
-        delattr(hf_model.config, "quantization_config")
+    AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(partial)
     if dtype == "int8":
-        quantized.save(quantized.quantize(hf_model), partial)
+        hf_model = unpack.load_int8(gguf)
+        quantized.save(hf_model, partial)
         hf_model.config.save_pretrained(partial)
     else:
-        hf_model.to(_torch_dtype(dtype)).save_pretrained(partial)
+        unpack.load_dense(gguf, _torch_dtype(dtype)).save_pretrained(partial)
 
 
 def load_pack(tier: Tier, dtype: Dtype, env: Settings, progress: bool = True) -> LiveModel:
@@ -207,13 +189,11 @@ def load_pack(tier: Tier, dtype: Dtype, env: Settings, progress: bool = True) ->
     gguf = packs.assemble(spec, progress=progress)  # checks the parts every time (cheap when unchanged)
     stored = stored_dtype(dtype)
     folder = dense_dir(tier, stored, env.cache)
-    dense = dense_dir(tier, "float32", env.cache)
-    reuse = dense if stored != "float32" and is_built(dense, {"sha256": spec.sha256, "dtype": "float32"}) else None
-    build_once(folder, {"sha256": spec.sha256, "dtype": stored},
-               lambda partial: _convert_pack(gguf, stored, partial, reuse),
-               f"First {stored} load of the {tier.label} pack: converting its cached float32 weights once; "
-               f"later loads take seconds." if reuse else
-               f"First load of the {tier.label} pack: de-quantizing {gguf.name} once "
+    # an int8 folder names its layout too: one made in an earlier layout is made again
+    stamp = {"sha256": spec.sha256, "dtype": stored} | ({"format": quantized.FORMAT} if stored == "int8" else {})
+    build_once(folder, stamp,
+               lambda partial: _convert_pack(gguf, stored, partial),
+               f"First {stored} load of the {tier.label} pack: converting {gguf.name} once, tensor by tensor "
                f"(about {20 * spec.size // packs.PACKS['0.5b'].size + 20} s); later loads take seconds.")
     hf_logging.disable_progress_bar()  # a load from the cache takes a second: no bar needed
     try:

@@ -22,7 +22,8 @@ def test_a_run_of_an_unexpected_shape_is_a_no_not_an_exception():
 
 def test_a_claim_on_a_setting_it_was_not_measured_on_says_so(replays):
     v = verdict("02.forced_start", {p: None for p in ch02.PREFIXES}, replays["0.5b"])
-    assert not v.measured_here and v.line().endswith("(measured on: pack in float32, int8-decode; this run: replay, float32)")
+    assert not v.measured_here and v.line().endswith(
+        "(measured on: pack in float32, int8-decode (avx2, avx512); this run: replay, float32)")
 
 
 def test_a_shown_verdict_is_also_written_where_KITCHEN_VERDICTS_says(replays, tmp_path, monkeypatch, capsys):

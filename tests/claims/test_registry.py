@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kitchen.claims.core import FAMILIES, REPLAYED
 from kitchen.claims.registry import CHAPTERS, CLAIMS, by_chapter
 from kitchen.model.selection import TIERS
 
@@ -42,8 +43,11 @@ def test_each_claim_says_what_it_is_about_and_where_it_was_measured():
     for c in CLAIMS.values():
         assert c.text and c.tier in TIERS, c.id
         assert c.source in (None, "replay"), c.id
-        assert c.measured_on and all(len(s) == 3 and all(isinstance(x, str) and x for x in s)
+        assert c.measured_on and all(len(s) == 4 and all(isinstance(x, str) and x for x in s)
                                      for s in c.measured_on), c.id
+        # each setting names the family it was computed on (a replay computes nothing)
+        assert all(family in (*FAMILIES, REPLAYED) and (family == REPLAYED) == (source == "replay")
+                   for _, source, _, family in c.measured_on), c.id
         assert callable(c.run) and callable(c.check), c.id
 
 
@@ -51,7 +55,7 @@ def test_a_claim_shown_from_a_recording_was_measured_on_that_recording():
     recorded = [c for c in CLAIMS.values() if c.source == "replay"]
     assert recorded, "no claim is shown from a recording"
     for c in recorded:
-        assert any(source == "replay" for _, source, _ in c.measured_on), c.id
+        assert any(source == "replay" for _, source, _, _ in c.measured_on), c.id
 
 
 def test_every_chapter_with_claims_has_its_test_file_here():

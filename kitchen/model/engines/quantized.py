@@ -21,9 +21,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from kitchen.model.engines.cpu import cpu_has_vnni
+from kitchen.model.engines.cpu import int8_activation_bits
 
-FILE = "int8-weights.pt"
+FOLDER = "int8-weights"  # in the cache folder: a file per fused layer ("3.qkv.pt"), and REST
+REST = "rest.pt"  # the float32 rest: embeddings and norms
+FORMAT = 2  # the cache's layout; a folder cached in another is made again (`kitchen.model.weights`)
 
 
 @functools.cache
@@ -38,8 +40,9 @@ CHUNK_ROWS = 16_384  # the kernel packs a tall matrix (the 151,936-row head) muc
 
 
 def activation_bits() -> int:
-    """How many bits this CPU's int8 layers quantize activations to: 8 with VNNI, else 7 (see Int8Linear)."""
-    return 8 if cpu_has_vnni() else 7
+    """How many bits this CPU's int8 layers quantize activations to: 8 where fbgemm's AVX-512 VNNI
+    kernel runs, else 7 (`kitchen.model.engines.cpu.int8_activation_bits`)."""
+    return int8_activation_bits()
 
 
 class Int8Linear(nn.Module):
@@ -55,7 +58,7 @@ class Int8Linear(nn.Module):
         self.in_features = chunks[0][0].shape[1]
         self.out_features = sum(w.shape[0] for w, _ in chunks)
         self.packed = packed if packed is not None else [torch.ops.quantized.linear_prepack(w, b) for w, b in chunks]
-        # Activations are quantized to 8 bits where the CPU has VNNI; without it the kernel's 16-bit
+        # Activations are quantized to 8 bits where fbgemm's VNNI kernel runs; elsewhere its 16-bit
         # intermediate sums could saturate, so it uses 7 bits, as torch's own dynamic Linear does.
         # The 8th bit matters: with 7-bit activations the 0.5B pack stopped calling tools in ch. 05.
         self.reduce_range = activation_bits() == 7
@@ -63,7 +66,8 @@ class Int8Linear(nn.Module):
     @staticmethod
     def quantize(weight: torch.Tensor, bias: torch.Tensor | None) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
         """Per-row int8 quantization of a float weight, cut into slices of `CHUNK_ROWS` rows."""
-        scale = (weight.abs().amax(dim=1) / 127).clamp(min=1e-12).double()
+        # each row's largest magnitude, a slice of rows at a time (no float copy of a whole big matrix)
+        scale = (torch.cat([w.abs().amax(dim=1) for w in weight.split(CHUNK_ROWS)]) / 127).clamp(min=1e-12).double()
         zero = torch.zeros(weight.shape[0], dtype=torch.long)
         with warnings.catch_warnings():  # quantized tensors are deprecated in torch; its kernels are not
             warnings.simplefilter("ignore")
@@ -122,21 +126,73 @@ class FusedMLP(nn.Module):
         return self.down_proj(F.silu(gate) * up)
 
 
-def _weights(hf_model) -> dict[str, tuple[torch.Tensor, torch.Tensor | None]]:
-    """Every linear layer's float weight and bias, with the fused layers already concatenated."""
-    out = {}
-    for i, layer in enumerate(hf_model.model.layers):
-        a, m = layer.self_attn, layer.mlp
-        out[f"{i}.qkv"] = (torch.cat([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight]),
-                           torch.cat([a.q_proj.bias, a.k_proj.bias, a.v_proj.bias]))
-        out[f"{i}.o"] = (a.o_proj.weight, a.o_proj.bias)
-        out[f"{i}.gate_up"] = (torch.cat([m.gate_proj.weight, m.up_proj.weight]), None)
-        out[f"{i}.down"] = (m.down_proj.weight, None)
-    out["lm_head"] = (hf_model.lm_head.weight, None)
-    return out
+# Each fused int8 layer of a decoder layer, and the transformers layers whose rows it stacks, in order.
+FUSED = {"qkv": ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"), "o": ("self_attn.o_proj",),
+         "gate_up": ("mlp.gate_proj", "mlp.up_proj"), "down": ("mlp.down_proj",)}
 
 
-def _install(hf_model, linears: dict[str, Int8Linear]) -> None:
+class Pieces:
+    """The float weights of the linear layers, gathered piece by piece (a model's parameters, or
+    tensors as a GGUF file gives them, `kitchen.model.unpack`): each fused layer is quantized to
+    int8 as soon as its last piece arrives, and its float pieces are let go.
+
+    >>> from transformers import Qwen2Config
+    >>> cfg = Qwen2Config(hidden_size=64, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+    ...                   num_key_value_heads=1, vocab_size=32)
+    >>> pieces = Pieces.for_config(cfg)
+    >>> pieces.add("model.layers.0.mlp.down_proj.weight", torch.ones(64, 64)), sorted(pieces.done)
+    (True, ['0.down'])
+    >>> pieces.add("model.norm.weight", torch.ones(64))  # not a linear layer's
+    False
+    """
+
+    def __init__(self, biased: set[str]):
+        self.biased = biased  # the parts with a bias ("self_attn.q_proj"): a fused layer waits for it too
+        self.waiting: dict[str, dict[str, torch.Tensor]] = {}
+        self.done: dict[str, Int8Linear] = {}
+
+    @classmethod
+    def for_config(cls, config: Any) -> "Pieces":
+        """Qwen2 (every model here) has biases on the query, key and value projections only."""
+        return cls(set(FUSED["qkv"]))
+
+    def add(self, name: str, tensor: torch.Tensor) -> bool:
+        """Take `name`'s tensor if it belongs to a linear layer (True), else leave it (False)."""
+        if name == "lm_head.weight":
+            self.done["lm_head"] = Int8Linear(Int8Linear.quantize(tensor.detach(), None))
+            return True
+        layer, part, kind = _split(name)
+        key = next((k for k, parts in FUSED.items() if part in parts), None)
+        if layer is None or key is None:
+            return False
+        got = self.waiting.setdefault(f"{layer}.{key}", {})
+        got[f"{part}.{kind}"] = tensor.detach()
+        parts = FUSED[key]
+        if len(got) == len(parts) + len(self.biased & set(parts)):  # every piece is here: quantize
+            del self.waiting[f"{layer}.{key}"]
+            weight = torch.cat([got[f"{p}.weight"] for p in parts])  # the rows stacked, in FUSED's order
+            bias = torch.cat([got[f"{p}.bias"] for p in parts]).float() if f"{parts[0]}.bias" in got else None
+            self.done[f"{layer}.{key}"] = Int8Linear(Int8Linear.quantize(weight, bias))
+        return True
+
+    def linears(self, layers: int) -> dict[str, Int8Linear]:
+        """Every fused layer, by `install`'s names; an error naming what never arrived."""
+        wanted = {"lm_head"} | {f"{i}.{k}" for i in range(layers) for k in FUSED}
+        if missing := sorted(wanted - set(self.done)):
+            raise RuntimeError(f"the weights lack pieces of {missing[:3]}")
+        return self.done
+
+
+def _split(name: str) -> tuple[int | None, str, str]:
+    """("model.layers.3.self_attn.q_proj.weight") -> (3, "self_attn.q_proj", "weight")."""
+    head, _, kind = name.rpartition(".")
+    bits = head.split(".")
+    if len(bits) < 4 or bits[:2] != ["model", "layers"] or not bits[2].isdigit():
+        return None, head, kind
+    return int(bits[2]), ".".join(bits[3:]), kind
+
+
+def install(hf_model, linears: dict[str, Int8Linear]) -> None:
     """Swap the model's layers for the fused int8 ones."""
     config = hf_model.config
     sizes = (config.num_attention_heads * hf_model.model.layers[0].self_attn.head_dim,
@@ -150,15 +206,18 @@ def _install(hf_model, linears: dict[str, Int8Linear]) -> None:
 
 def quantize(hf_model):
     """Turn a float32 transformers Qwen2 model into the int8 fast mode, in place; returns it."""
+    pieces = Pieces.for_config(hf_model.config)
     with torch.no_grad():
-        linears = {name: Int8Linear(Int8Linear.quantize(w.detach(), None if b is None else b.detach().float()))
-                   for name, (w, b) in _weights(hf_model).items()}
-    _install(hf_model, linears)
+        for name, weights in hf_model.named_parameters():
+            if not name.startswith("lm_head."):
+                pieces.add(name, weights)
+        pieces.add("lm_head.weight", hf_model.lm_head.weight)  # tied or not, the head is quantized apart
+    install(hf_model, pieces.linears(len(hf_model.model.layers)))
     return hf_model
 
 
 def _installed(hf_model) -> dict[str, Int8Linear]:
-    """The model's int8 layers under the names `_install` takes."""
+    """The model's int8 layers under the names `install` takes."""
     out = {"lm_head": hf_model.lm_head}
     for i, layer in enumerate(hf_model.model.layers):
         out |= {f"{i}.qkv": layer.self_attn.qkv, f"{i}.o": layer.self_attn.o_proj,
@@ -167,28 +226,42 @@ def _installed(hf_model) -> dict[str, Int8Linear]:
 
 
 def save(hf_model, folder: Path) -> None:
-    """Cache the int8 weights (as int8 tensors with their scales) and the float rest in `folder`."""
-    linears = {name: module.chunks() for name, module in _installed(hf_model).items()}
-    torch.save({"linears": linears, "rest": hf_model.state_dict()}, folder / FILE)  # Int8Linear has no state
+    """Cache the int8 weights (as int8 tensors with their scales), one file per fused layer, and the
+    float rest (embeddings, norms) in one more, in `folder`'s `FOLDER`."""
+    where = folder / FOLDER
+    where.mkdir(parents=True, exist_ok=True)
+    for name, module in _installed(hf_model).items():
+        torch.save(module.chunks(), where / f"{name}.pt")
+    torch.save(hf_model.state_dict(), where / REST)  # Int8Linear has no state: this is the rest
 
 
 def load(folder: Path):
-    """Build the fast-mode model from `save`'s file and the config next to it (no float32 copy)."""
+    """Build the fast-mode model from `save`'s files and the config next to them (no float32 copy).
+
+    Each layer's int8 slices are read (not mapped), packed for this CPU's kernel and let go before
+    long, so memory holds the packed layers and little else; the rest is mapped, and of the
+    embedding table only the rows of tokens met are ever read in."""
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    config = AutoConfig.from_pretrained(folder)  # saved after `_install`: the head is not tied
-    with warnings.catch_warnings():  # torch warns that quantized tensors and TypedStorage are deprecated
+    config = AutoConfig.from_pretrained(folder)  # saved after `install`: the head is not tied
+    where = folder / FOLDER
+    names = ["lm_head"] + [f"{i}.{key}" for i in range(config.num_hidden_layers) for key in FUSED]
+
+    def read(name: str) -> tuple[str, Int8Linear]:
+        with warnings.catch_warnings():  # torch warns that quantized tensors are deprecated
+            warnings.simplefilter("ignore")
+            return name, Int8Linear(torch.load(where / f"{name}.pt", weights_only=True))
+
+    # Packing is the slow part of a warm load: spread the layers over the cores.
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        linears = dict(pool.map(read, names))
+    with warnings.catch_warnings():  # TypedStorage is deprecated
         warnings.simplefilter("ignore")
-        state = torch.load(folder / FILE, weights_only=True, mmap=True)
-        # Packing is the slow part of a warm load: spread the slices over the cores.
-        jobs = [chunk for chunks in state["linears"].values() for chunk in chunks]
-        with ThreadPoolExecutor(os.cpu_count()) as pool:
-            packed = iter(list(pool.map(lambda chunk: torch.ops.quantized.linear_prepack(*chunk), jobs)))
+        rest = torch.load(where / REST, weights_only=True, mmap=True)
     with torch.device("meta"):
         hf_model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    linears = {name: Int8Linear(chunks, [next(packed) for _ in chunks]) for name, chunks in state["linears"].items()}
-    _install(hf_model, linears)
-    hf_model.load_state_dict(state["rest"], strict=False, assign=True)
+    install(hf_model, linears)
+    hf_model.load_state_dict(rest, strict=False, assign=True)
     hf_model.model.rotary_emb = type(hf_model.model.rotary_emb)(config)  # its buffers, made for real
     left = [n for n, t in [*hf_model.named_parameters(), *hf_model.named_buffers()] if t.is_meta]
     if left:

@@ -46,6 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from kitchen.model.engines.cpu import cpu_flags
 from kitchen.settings import current
 
 VERSION = "0.3.36"  # llama-cpp-python, as pyproject.toml's `server` extra pins it
@@ -62,20 +63,9 @@ COMMON = ["-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUIL
           "-DLLAMA_OPENSSL=OFF", "-DGGML_BACKEND_DL=OFF"]
 
 
-def cpu_flags() -> set[str]:
-    """The instruction-set flags /proc/cpuinfo lists for the first CPU (empty where there is none)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                return set(line.partition(":")[2].split())
-    except OSError:
-        pass
-    return set()
-
-
 def amx_granted() -> bool:
     """True when Linux grants this process AMX's tile state (what AMX code needs to run at all)."""
-    if platform.system() != "Linux" or platform.machine() != "x86_64":
+    if platform.system() != "Linux" or platform.machine() != "x86_64" or current().isa_limit:
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -109,8 +99,8 @@ def label(switches: list[str]) -> str:
 
 
 def this_cpu() -> list[str]:
-    """The switches for the machine this runs on."""
-    return cmake_flags(cpu_flags(), platform.machine(), amx_granted())
+    """The switches for the machine this runs on (AVX2's only, where the process is limited to it)."""
+    return cmake_flags(set(cpu_flags()), platform.machine(), amx_granted())
 
 
 def folder(switches: list[str]) -> Path:

@@ -51,24 +51,3 @@ def test_unpacked_slices_pack_again_to_the_same_layer(bias):
     again = Int8Linear(first.chunks())
     x = torch.randn(2, 32)
     assert torch.equal(first(x), again(x))
-
-
-def test_the_int8_folder_is_made_from_a_cached_float32_folder_without_the_gguf(tmp_path):
-    import copy
-
-    from kitchen.model.weights import TOKENIZER_FILES, _convert_pack
-    from kitchen.model.tokenizer import offline_tokenizer
-    from tiny import tiny_hf_model
-
-    dense, made = tmp_path / "float32", tmp_path / "int8"
-    made.mkdir()
-    copy.deepcopy(tiny_hf_model()).save_pretrained(dense)
-    offline_tokenizer("0.5b").save_pretrained(dense)
-    _convert_pack(tmp_path / "absent.gguf", "int8", made, dense)  # the GGUF file is never opened
-    assert all((made / name).read_bytes() == (dense / name).read_bytes() for name in TOKENIZER_FILES)
-    loaded, expected = quantized.load(made), quantized.quantize(copy.deepcopy(tiny_hf_model()))
-    pairs = zip(quantized._installed(loaded).values(), quantized._installed(expected).values())
-    for ours, theirs in pairs:
-        for (wa, _), (wb, _) in zip(ours.chunks(), theirs.chunks()):
-            assert torch.equal(wa.int_repr(), wb.int_repr())
-            assert torch.equal(wa.q_per_channel_scales(), wb.q_per_channel_scales())

@@ -51,7 +51,7 @@ def test_an_x86_machine_without_cpuinfo_gets_the_native_build():
 
 
 def test_this_machine_gets_what_its_cpuinfo_lists():
-    flags = build.cpu_flags()
+    flags = build.cpu_flags()  # kitchen.model.engines.cpu's, as the engine reads them
     if "avx2" not in flags:
         pytest.skip("not an x86 CPU with AVX2")
     assert "AVX2" in on(build.this_cpu()) and ("AVX512" in on(build.this_cpu())) == ("avx512f" in flags)
