@@ -83,7 +83,7 @@ def command_line(argv: list[str] | None = None, env: dict[str, str] | None = Non
 def machine_line(command: str, when: str | None = None) -> str:
     """The line above a section's table: machine, date, command."""
     when = when or time.strftime("%Y-%m-%d %H:%M")
-    return (f"Measured on {cpu_model()} ({os.cpu_count()} CPUs, {family()} family), {when}, "
+    return (f"Measured on {cpu_model()} ({os.cpu_count()} CPUs), the {family()} family, {when}, "
             f"with `{command}`:")
 
 

@@ -33,10 +33,13 @@ def canonical(name: str) -> str:
 
 def pins(path: Path) -> dict[str, str]:
     """{distribution: version} for each `name==version` line of a requirements file."""
+    from packaging.markers import Marker
+
     found = {}
     for line in path.read_text().splitlines():
-        if m := PIN.match(line.strip()):
-            found[canonical(m[1])] = m[2]
+        requirement, _, marker = line.split("#")[0].partition(";")
+        if (m := PIN.match(requirement.strip())) and (not marker.strip() or Marker(marker.strip()).evaluate()):
+            found[canonical(m[1])] = m[2]  # a pin for another Python than this one is not this one's
     return found
 
 

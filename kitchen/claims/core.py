@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from kitchen.model.engines.cpu import family
 from kitchen.settings import current
 
 # (model name, source, dtype or server, instruction-set family): where a claim was seen to hold, in this
@@ -120,8 +121,6 @@ def setting_of(model) -> RunSetting:
     A server reports no build either: one on this machine (a loopback address, as `make test` and
     `make classroom` start it) was built here, for the CPU as this process reads it (`make
     test-avx2` limits both alike); a server elsewhere is of an "unknown" family."""
-    from kitchen.model.engines.cpu import family
-
     info = model.info
     if info.source == "replay":
         return (info.model_name, "replay", info.dtype, REPLAYED)

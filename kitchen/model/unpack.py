@@ -12,6 +12,8 @@ the same to the bit), handed on, and let go:
   (`kitchen.model.engines.quantized`), so no float copy of the linear layers is ever whole; what
   stays float32 is the embedding table and the norms.
 
+How long a first load takes and the memory it needs: docs/speed.md, "Load".
+
 Names are mapped from GGUF's (`blk.3.attn_q.weight`) to transformers' (`model.layers.3.self_attn.
 q_proj.weight`) by transformers' own table. Does not choose, cache or announce anything:
 `kitchen.model.weights` does.
