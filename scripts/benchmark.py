@@ -9,6 +9,10 @@ Sections:
   cache folder) against a warm load from the cache; each in a fresh process. When the hub model
   is in the local Hugging Face cache, its warm load too (from local files only, no request),
   against the pack's; the section says so when it is not cached.
+- families: each CPU family this machine can run as (its own; AVX2 too on an AVX-512 CPU, with
+  `AVX2_ONLY`), its default setting against llama-server built for that family: decode tokens/s
+  on a short prompt and on one with the five toy tools, time to first token, first-load and warm
+  peak memory.
 - decode: the same chat prompt and 128 greedy tokens per engine setting (float32, bfloat16, and
   the int8 fast mode): decode tokens/s, time to first token (pre-fill), peak memory, load time;
   each against llama.cpp on the same GGUF (when `llama-cpp-python` is installed) and against this
@@ -94,11 +98,22 @@ def worker_decode(tier: str, dtype: str) -> dict:
         gen = model.generate(PROMPT, max_new_tokens=NEW_TOKENS, reuse_cache=False)
         runs.append({"tokens": gen.new_tokens, "prefill_s": gen.prefill_seconds,
                      "decode_tok_s": gen.tokens_per_second})
+    tools = [model.generate(PROMPT, TOY_TOOLS(), max_new_tokens=NEW_TOKENS, reuse_cache=False) for _ in range(RUNS)]
     return {"prompt_tokens": len(gen.prompt_ids), "new_tokens": statistics.median(r["tokens"] for r in runs),
             "prefill_s": statistics.median(r["prefill_s"] for r in runs),
             "decode_tok_s": statistics.median(r["decode_tok_s"] for r in runs),
+            "tools_prompt_tokens": len(tools[0].prompt_ids),
+            "tools_prefill_s": statistics.median(t.prefill_seconds for t in tools),
+            "tools_decode_tok_s": statistics.median(t.tokens_per_second for t in tools),
             "load_s": load_s, "weight_bytes": bytes_read_per_token(model.hf_model),
             "model": model.describe(), "peak_mb": peak_mb()}
+
+
+def TOY_TOOLS() -> list:
+    """The five toy tools, as chapter 07 sends them all (a prompt of about a thousand tokens)."""
+    from kitchen.tools.toy import TOY_TOOLS as tools
+
+    return list(tools)
 
 
 def worker_onednn(tier: str, dtype: str) -> dict:
@@ -229,6 +244,45 @@ def worker_llamacpp(tier: str, dtype: str) -> dict:
             "weight_bytes": gguf.stat().st_size, "peak_mb": peak_mb(), "build": llamacpp_build()}
 
 
+def worker_llamaserver(tier: str, dtype: str) -> dict:
+    """llama.cpp's llama-server built for this process's CPU family (AVX2's switches under AVX2_ONLY;
+    built first if it is not), on the same GGUF file and the very prompts the live model reads
+    (rendered by its chat template): its own timings of pre-fill and decode, median of RUNS."""
+    import httpx
+
+    from kitchen.model.server import build
+    from kitchen.model.server.llama_server import llama_cpp_server
+    from kitchen.model.tokenizer import offline_tokenizer
+
+    build.build()
+    tok = offline_tokenizer(tier)
+    prompts = {"": tok.apply_chat_template(PROMPT, tokenize=False, add_generation_prompt=True),
+               "tools_": tok.apply_chat_template(PROMPT, tools=[tool_schema(t) for t in TOY_TOOLS()],
+                                                 tokenize=False, add_generation_prompt=True)}
+    out = {"build": build.label(build.this_cpu()), "weight_bytes": gguf_size(tier)}
+    with llama_cpp_server(tier, parallel=1) as url:
+        for key, prompt in prompts.items():
+            body = {"prompt": prompt, "n_predict": NEW_TOKENS, "temperature": 0.0, "cache_prompt": False}
+            httpx.post(f"{url}/completion", json={**body, "n_predict": 8}, timeout=600)  # warm-up
+            timings = [httpx.post(f"{url}/completion", json=body, timeout=600).json()["timings"] for _ in range(RUNS)]
+            out[f"{key}prefill_s"] = statistics.median(t["prompt_ms"] for t in timings) / 1000
+            out[f"{key}decode_tok_s"] = statistics.median(t["predicted_per_second"] for t in timings)
+            out[f"{key}prompt_tokens"] = timings[0]["prompt_n"]
+    return out
+
+
+def gguf_size(tier: str) -> int:
+    from kitchen.model import packs
+
+    return packs.assemble(packs.PACKS[tier], progress=False).stat().st_size
+
+
+def tool_schema(fn):
+    from kitchen.tools.schemas import tool_schema as schema
+
+    return schema(fn)
+
+
 def llamacpp_build() -> str:
     """The instruction sets this llama.cpp was built with, as it reports them itself
     (`llama_print_system_info`: "AVX2 = 1 | AVX512 = 0 | ..."), e.g. 'AVX AVX2 FMA F16C'."""
@@ -298,7 +352,7 @@ def worker_server(tier: str, dtype: str) -> dict:
     return {"ms": ms, "tokens": len(replies["fast"]), "same": replies["fast"] == replies["full"]}
 
 
-WORKERS = {"load": worker_load, "decode": worker_decode, "cache": worker_cache, "onednn": worker_onednn,
+WORKERS = {"load": worker_load, "decode": worker_decode, "llamaserver": worker_llamaserver, "cache": worker_cache, "onednn": worker_onednn,
            "batch": worker_batch,
            "bandwidth": worker_bandwidth, "llamacpp": worker_llamacpp, "grammar": worker_grammar,
            "server": worker_server}
@@ -393,6 +447,57 @@ def section_decode(tier: str, dtype: str) -> dict:
     return results
 
 
+def families() -> dict[str, dict[str, str]]:
+    """The CPU families this machine can run, each with the environment that makes a process run
+    as it: this CPU's own, and an AVX2-only laptop's on an AVX-512 CPU (`AVX2_ONLY`)."""
+    from kitchen.model.engines.cpu import AVX2_ONLY, family
+
+    here = family()
+    return {here: {}, **({"avx2": dict(AVX2_ONLY)} if here == "avx512" else {})}
+
+
+def family_default(env: dict[str, str]) -> str:
+    """The default setting a process with `env` chooses (its CPU read as it reads it)."""
+    from kitchen.model.engines.cpu import CpuDescription, best_dtype, limit_to_avx2, this_cpu
+
+    cpu = this_cpu()
+    if env:
+        cpu = CpuDescription(cpu.system, cpu.machine, limit_to_avx2(cpu.flags), cpu.int8_engine)
+    return best_dtype(cpu)
+
+
+def section_families(tier: str, dtype: str) -> dict:
+    """Each family's default setting against llama-server built for the same family: decode on the
+    short prompt and on the five-tool prompt, time to first token of the latter, and memory at a
+    first load (an empty cache folder) and a warm one."""
+    rows, verdicts = [], []
+    for name, env in families().items():
+        setting = family_default(env)
+        with tempfile.TemporaryDirectory() as empty:
+            first = run_worker("load", tier, setting, {**env, "KITCHEN_CACHE": empty})
+        ours = run_worker("decode", tier, setting, env)
+        ref = run_worker("llamaserver", tier, "gguf", env)
+        ratios = (ours["decode_tok_s"] / ref["decode_tok_s"], ours["tools_decode_tok_s"] / ref["tools_decode_tok_s"],
+                  ours["tools_prefill_s"] / ref["tools_prefill_s"])
+        rows.append([name, setting, f"{ours['decode_tok_s']:.1f} / {ref['decode_tok_s']:.1f} = {ratios[0]:.2f}",
+                     f"{ours['tools_decode_tok_s']:.1f} / {ref['tools_decode_tok_s']:.1f} = {ratios[1]:.2f}",
+                     f"{ours['tools_prefill_s'] * 1000:,.0f} / {ref['tools_prefill_s'] * 1000:,.0f} ms = {ratios[2]:.2f}",
+                     f"{first['peak_mb']:,.0f} MB", f"{ours['peak_mb']:,.0f} MB", ref["build"]])
+        verdicts.append(f"{name}: decode {ratios[0]:.2f} and {ratios[1]:.2f} of llama-server's (target 1.0); "
+                        f"time to first token on the tools prompt {ratios[2]:.2f} of its (target at most 0.5)")
+        tokens = (ours["prompt_tokens"], ours["tools_prompt_tokens"])
+    print(f"\n## Each CPU family ({tier}; its default setting against llama-server built for the same family; "
+          f"prompts of {tokens[0]} and {tokens[1]} tokens, the second with the five toy tools; {NEW_TOKENS} greedy "
+          f"tokens, median of {RUNS})\n")
+    print(table(["family", "setting", "decode tok/s: ours / llama-server", "with five tools",
+                 "first token, five tools", "first load peak", "warm peak", "llama-server built for"], rows))
+    print("\n".join(verdicts))
+    missing = [f for f in ("avx2", "avx512") if f not in families()]
+    if missing:
+        print(f"not run here: the {', '.join(missing)} family (this CPU cannot run as it)")
+    return {}
+
+
 def cpu_best() -> str:
     """The instruction sets a build for this CPU gets (`python -m kitchen.model.server.build --flags`)."""
     from kitchen.model.server import build
@@ -484,9 +589,12 @@ def section_server(tier: str, dtype: str) -> None:
           f"{ms['full'] / ms['fast']:.1f}x; same text, probabilities and candidates: {'yes' if r['same'] else 'no'}")
 
 
-SECTIONS = {"load": section_load, "decode": section_decode, "cache": section_cache, "onednn": section_onednn,
+SECTIONS = {"load": section_load, "decode": section_decode, "families": section_families, "cache": section_cache, "onednn": section_onednn,
             "batch": section_batch,
             "grammar": section_grammar, "server": section_server}
+
+
+PER_TIER = ("decode", "families")  # the sections docs/speed.md holds once per pack
 
 
 def marker(section: str, tier: str) -> str:
@@ -495,7 +603,7 @@ def marker(section: str, tier: str) -> str:
     >>> marker("decode", "1.5b"), marker("cache", "0.5b")
     ('benchmark:decode:1.5b', 'benchmark:cache')
     """
-    return f"benchmark:{section}:{tier}" if section == "decode" else f"benchmark:{section}"
+    return f"benchmark:{section}:{tier}" if section in PER_TIER else f"benchmark:{section}"
 
 
 def main(argv: list[str] | None = None) -> None:

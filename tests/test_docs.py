@@ -84,7 +84,7 @@ def test_the_speed_page_has_each_sections_markers_once():
     names = [benchmark.marker(section, tier) for section in benchmark.SECTIONS for tier in ("0.5b", "1.5b")]
     names += [speed_doc.LOAD_TEST]
     assert speed_doc.missing_markers(SPEED.read_text(encoding="utf-8"), names) == []
-    assert set(benchmark.SECTIONS) == {"load", "decode", "cache", "onednn", "batch", "server", "grammar"}
+    assert set(benchmark.SECTIONS) == {"load", "decode", "families", "cache", "onednn", "batch", "server", "grammar"}
 
 
 def test_every_speed_section_a_docstring_points_to_is_there():
