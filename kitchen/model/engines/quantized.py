@@ -65,15 +65,15 @@ class Int8Linear(nn.Module):
 
     @staticmethod
     def quantize(weight: torch.Tensor, bias: torch.Tensor | None) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
-        """Per-row int8 quantization of a float weight, cut into slices of `CHUNK_ROWS` rows."""
-        # each row's largest magnitude, a slice of rows at a time (no float copy of a whole big matrix)
-        scale = (torch.cat([w.abs().amax(dim=1) for w in weight.split(CHUNK_ROWS)]) / 127).clamp(min=1e-12).double()
-        zero = torch.zeros(weight.shape[0], dtype=torch.long)
+        """Per-row int8 quantization of a float weight, cut into slices of `CHUNK_ROWS` rows.
+
+        Each row is quantized on its own (its largest magnitude maps to 127), so quantizing the
+        slices one by one gives the numbers the whole matrix would, without a float copy of it."""
+        rows = weight.split(CHUNK_ROWS)
+        biases = bias.split(CHUNK_ROWS) if bias is not None else [None] * len(rows)
         with warnings.catch_warnings():  # quantized tensors are deprecated in torch; its kernels are not
             warnings.simplefilter("ignore")
-            q = torch.quantize_per_channel(weight.float(), scale, zero, 0, torch.qint8)
-        slices = q.split(CHUNK_ROWS)
-        return list(zip(slices, bias.split(CHUNK_ROWS) if bias is not None else [None] * len(slices)))
+            return [(_rows_to_int8(w), b) for w, b in zip(rows, biases)]
 
     def chunks(self) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
         return [torch.ops.quantized.linear_unpack(p) for p in self.packed]
@@ -84,6 +84,13 @@ class Int8Linear(nn.Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, int8"
+
+
+def _rows_to_int8(weight: torch.Tensor) -> torch.Tensor:
+    """A quantized int8 tensor, one scale per row: the row's largest magnitude over 127."""
+    scale = (weight.abs().amax(dim=1) / 127).clamp(min=1e-12).double()
+    zero = torch.zeros(weight.shape[0], dtype=torch.long)
+    return torch.quantize_per_channel(weight.float(), scale, zero, 0, torch.qint8)
 
 
 class FusedAttention(nn.Module):

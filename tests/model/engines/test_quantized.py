@@ -51,3 +51,14 @@ def test_unpacked_slices_pack_again_to_the_same_layer(bias):
     again = Int8Linear(first.chunks())
     x = torch.randn(2, 32)
     assert torch.equal(first(x), again(x))
+
+
+def test_quantizing_slice_by_slice_gives_the_whole_matrix_numbers(monkeypatch):
+    w, b = layer(100, 64)
+    w[7] *= 40  # rows of very different sizes
+    scale = (w.abs().amax(dim=1) / 127).clamp(min=1e-12).double()
+    whole = torch.quantize_per_channel(w, scale, torch.zeros(100, dtype=torch.long), 0, torch.qint8)
+    monkeypatch.setattr(quantized, "CHUNK_ROWS", 32)
+    sliced = Int8Linear.quantize(w, b)
+    assert torch.equal(torch.cat([q.int_repr() for q, _ in sliced]), whole.int_repr())
+    assert torch.equal(torch.cat([q.q_per_channel_scales() for q, _ in sliced]), whole.q_per_channel_scales())
