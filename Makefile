@@ -34,12 +34,11 @@ export KITCHEN_CHROMIUM := $(CHROMIUM)
 PYTEST := $(OFFLINE) $(PY) -m pytest -p no:cacheprovider
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900
 # `make test` runs these one after another (each is also `make test-<phase>`).
-PHASES := unit model notebooks claims server browser
+PHASES := unit model notebooks claims server avx2 browser
 # A learner's laptop is most often AVX2 only. On an AVX-512 CPU, these switches make torch's libraries
 # (and so the engine's own reading of the CPU, kitchen/model/engines/cpu.py, and llama.cpp's build)
 # use AVX2 only, in the process they are given to: `make test-avx2` runs the claims and the server
-# phase so, against a llama-server built with the AVX2 switches only, beside the native one (not yet
-# one of `make test`'s phases: docs/tests.md says what it has shown so far).
+# phase so, against a llama-server built with the AVX2 switches only, beside the native one.
 AVX2_ONLY := FBGEMM_ENABLE_INSTRUCTIONS=AVX2 ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2
 # The notebooks phase's verdict cells write their verdicts here; within `make test` the claims phase
 # checks a claim on them when its chapter showed it where it was measured (tests/claims).

@@ -12,8 +12,8 @@ from kitchen.claims.core import (BIG_PACK, GGUF_15, LLAMA_PYTHON_05, LLAMA_PYTHO
 SMALL_HERE = SMALL_PACK
 BIG_HERE = BIG_PACK
 # Also seen on the same GGUF files behind llama.cpp's two servers (`make test`'s server phase runs
-# llama-server). Not measured there: the 1.5B's one call for two products (llama-cpp-python's server
-# wrote both calls in its first reply).
+# llama-server). The 1.5B's one call for two products holds on llama-server (both builds, 2026-12-07),
+# not on llama-cpp-python's server, which wrote both calls in its first reply.
 SMALL_TEXT = SMALL_HERE + LLAMA_PYTHON_05 + LLAMA_SERVER_05
 # llama-server built for AVX-512 (VNNI, BF16) chains the same two tools, then answers '{}' (2026-12-07, AMD
 # EPYC): the chain's right answer was measured on its AVX2 build only
@@ -87,4 +87,4 @@ def _one_call(trace) -> tuple[bool, str]:
 claim("03.one_call_small", "asked for two products with several calls per reply allowed, the 0.5B pack's "
       "first reply holds one call", "0.5b", SMALL_TEXT, two_products_run)(_one_call)
 claim("03.one_call_big", "asked for two products with several calls per reply allowed, the 1.5B pack's "
-      "first reply holds one call", "1.5b", BIG_HERE, two_products_run)(_one_call)
+      "first reply holds one call", "1.5b", BIG_HERE + LLAMA_SERVER_15, two_products_run)(_one_call)
