@@ -92,6 +92,7 @@ def worker_decode(tier: str, dtype: str) -> dict:
     t0 = time.perf_counter()
     model = load_model(tier, "pack", dtype=dtype, announce=False, progress=False)
     load_s = time.perf_counter() - t0
+    model.keep_system_turn = False  # every run pre-fills its whole prompt, as llama.cpp is asked to here
     model.generate(PROMPT, max_new_tokens=8, reuse_cache=False)  # warm-up
     runs = []
     for _ in range(RUNS):
