@@ -99,7 +99,7 @@ def worker_decode(tier: str, dtype: str) -> dict:
         gen = model.generate(PROMPT, max_new_tokens=NEW_TOKENS, reuse_cache=False)
         runs.append({"tokens": gen.new_tokens, "prefill_s": gen.prefill_seconds,
                      "decode_tok_s": gen.tokens_per_second})
-    tools = [model.generate(PROMPT, TOY_TOOLS(), max_new_tokens=NEW_TOKENS, reuse_cache=False) for _ in range(RUNS)]
+    tools = [model.generate(PROMPT, five_tools(), max_new_tokens=NEW_TOKENS, reuse_cache=False) for _ in range(RUNS)]
     return {"prompt_tokens": len(gen.prompt_ids), "new_tokens": statistics.median(r["tokens"] for r in runs),
             "prefill_s": statistics.median(r["prefill_s"] for r in runs),
             "decode_tok_s": statistics.median(r["decode_tok_s"] for r in runs),
@@ -110,7 +110,7 @@ def worker_decode(tier: str, dtype: str) -> dict:
             "model": model.describe(), "peak_mb": peak_mb()}
 
 
-def TOY_TOOLS() -> list:
+def five_tools() -> list:
     """The five toy tools, as chapter 07 sends them all (a prompt of about a thousand tokens)."""
     from kitchen.tools.toy import TOY_TOOLS as tools
 
@@ -254,11 +254,12 @@ def worker_llamaserver(tier: str, dtype: str) -> dict:
     from kitchen.model.server import build
     from kitchen.model.server.llama_server import llama_cpp_server
     from kitchen.model.tokenizer import offline_tokenizer
+    from kitchen.tools.schemas import tool_schema
 
     build.build()
     tok = offline_tokenizer(tier)
     prompts = {"": tok.apply_chat_template(PROMPT, tokenize=False, add_generation_prompt=True),
-               "tools_": tok.apply_chat_template(PROMPT, tools=[tool_schema(t) for t in TOY_TOOLS()],
+               "tools_": tok.apply_chat_template(PROMPT, tools=[tool_schema(t) for t in five_tools()],
                                                  tokenize=False, add_generation_prompt=True)}
     out = {"build": build.label(build.this_cpu()), "weight_bytes": gguf_size(tier)}
     with llama_cpp_server(tier, parallel=1) as url:
@@ -276,12 +277,6 @@ def gguf_size(tier: str) -> int:
     from kitchen.model import packs
 
     return packs.assemble(packs.PACKS[tier], progress=False).stat().st_size
-
-
-def tool_schema(fn):
-    from kitchen.tools.schemas import tool_schema as schema
-
-    return schema(fn)
 
 
 def llamacpp_build() -> str:

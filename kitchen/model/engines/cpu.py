@@ -26,14 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kitchen.model.interface import Dtype
-from kitchen.settings import current
+from kitchen.settings import ISA_LIMIT_VARS, current
 
 X86 = ("x86_64", "amd64", "i686", "x86")
 ARM = ("arm64", "aarch64")
 MAC_FEATURES = ("FEAT_BF16", "FEAT_I8MM", "FEAT_DotProd")  # sysctl hw.optional.arm.<name>, 1 when present
 # What a process is given to run as an AVX2-only CPU does (each library's own switch).
-AVX2_ONLY = {"FBGEMM_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2",
-             "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+AVX2_ONLY = dict(zip(ISA_LIMIT_VARS, ("AVX2", "avx2", "AVX2", "AVX2")))
 # Instruction sets past AVX2, hidden when the process is limited to AVX2 (flags as Linux names them).
 PAST_AVX2 = ("avx512", "avx_vnni", "amx", "avx10", "avx_ifma", "avx_ne_convert")
 
